@@ -1,0 +1,139 @@
+#ifndef OPENMM_NARUMI_NONBONDED_FORCE_H_
+#define OPENMM_NARUMI_NONBONDED_FORCE_H_
+
+/**
+ * NarumiNonbondedForce: a cutoff (non-Ewald) Coulomb + Lennard-Jones force that can replace
+ * OpenMM's NonbondedForce.  On GPUs it is computed in single precision with forces and energy
+ * accumulated by Narumi's float + 32-bit fixed-point trick, and bonded pairs are excluded after
+ * the all-pairs pass (Narumi et al. 2008).  On the Reference and CPU platforms everything is
+ * double precision; that path is the oracle every other implementation is tested against.
+ */
+
+#include "openmm/Context.h"
+#include "openmm/Force.h"
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace NarumiPlugin {
+
+class NarumiNonbondedForce : public OpenMM::Force {
+public:
+    /** How long-range interactions are treated (same values as OpenMM's NonbondedForce). */
+    enum NonbondedMethod {
+        /** Every pair interacts; Coulomb is the plain 1/r sum. */
+        NoCutoff = 0,
+        /** Pairs beyond the cutoff are ignored; no periodic images. */
+        CutoffNonPeriodic = 1,
+        /** Pairs beyond the cutoff are ignored; minimum-image convention in a rectangular or triclinic box. */
+        CutoffPeriodic = 2
+    };
+    /** Coulomb form used inside the cutoff (with NoCutoff, ReactionField and Shifted both mean plain Coulomb). */
+    enum ElectrostaticsMethod {
+        /** OpenMM's reaction field: q1 q2 / (4 pi eps0) (1/r + k_rf r^2 - c_rf). */
+        ReactionField = 0,
+        /** The smoothed cutoff of Rodrigues et al.: q1 q2 / (4 pi eps0 r) (1 - r^2/rc^2)^2. */
+        Shifted = 1,
+        /** No Coulomb term at all: Lennard-Jones only (the Narumi paper's benchmark). */
+        NoCoulomb = 2
+    };
+    /** How per-atom forces and the energy are summed on a GPU.  Reference and CPU always sum in double. */
+    enum AccumulationMethod {
+        /** Narumi's trick: float high part + int32 fixed-point low part per component. */
+        Narumi = 0,
+        /** Plain float accumulation (Narumi's method A). */
+        SingleFloat = 1,
+        /** Double accumulation of single-precision pair forces (Narumi's method B). */
+        DoubleFloat = 2,
+        /** OpenMM's own 64-bit fixed point (scale 2^32). */
+        FixedPoint64 = 3
+    };
+
+    NarumiNonbondedForce();
+
+    int getNumParticles() const {
+        return particles.size();
+    }
+    int getNumExceptions() const {
+        return exceptions.size();
+    }
+
+    NonbondedMethod getNonbondedMethod() const;
+    void setNonbondedMethod(NonbondedMethod method);
+    ElectrostaticsMethod getElectrostaticsMethod() const;
+    void setElectrostaticsMethod(ElectrostaticsMethod method);
+    AccumulationMethod getAccumulationMethod() const;
+    void setAccumulationMethod(AccumulationMethod method);
+
+    /** Cutoff distance in nm (ignored with NoCutoff).  Must be positive. */
+    double getCutoffDistance() const;
+    void setCutoffDistance(double distance);
+    /** Dielectric constant of the reaction-field continuum (default 78.3). */
+    double getReactionFieldDielectric() const;
+    void setReactionFieldDielectric(double dielectric);
+    /** Whether Lennard-Jones is smoothed to zero between the switching distance and the cutoff (OpenMM's polynomial). */
+    bool getUseSwitchingFunction() const;
+    void setUseSwitchingFunction(bool use);
+    double getSwitchingDistance() const;
+    void setSwitchingDistance(double distance);
+    /** Whether the isotropic long-range Lennard-Jones correction is added (periodic systems only; OpenMM's formula). */
+    bool getUseDispersionCorrection() const;
+    void setUseDispersionCorrection(bool use);
+    /** Whether exceptions use the minimum-image convention (OpenMM's default: false). */
+    bool getExceptionsUsePeriodicBoundaryConditions() const;
+    void setExceptionsUsePeriodicBoundaryConditions(bool periodic);
+
+    /** Add a particle (charge in e, sigma in nm, epsilon in kJ/mol) and return its index. */
+    int addParticle(double charge, double sigma, double epsilon);
+    void getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const;
+    void setParticleParameters(int index, double charge, double sigma, double epsilon);
+
+    /**
+     * Add an exception: the pair interacts with these parameters instead of the combined ones,
+     * with plain Coulomb and no cutoff, as in NonbondedForce.  chargeProd = epsilon = 0 excludes the pair.
+     * A second exception for the same pair is an error unless replace is true.
+     */
+    int addException(int particle1, int particle2, double chargeProd, double sigma, double epsilon, bool replace = false);
+    void getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const;
+    void setExceptionParameters(int index, int particle1, int particle2, double chargeProd, double sigma, double epsilon);
+
+    /**
+     * Exclude 1-2 and 1-3 pairs of a bond graph and add scaled 1-4 exceptions, exactly as
+     * NonbondedForce::createExceptionsFromBonds does.  Call it after all particles are added.
+     */
+    void createExceptionsFromBonds(const std::vector<std::pair<int, int> >& bonds, double coulomb14Scale, double lj14Scale);
+
+    /** Copy particle and exception parameters into an existing Context (the exception pairs must not change). */
+    void updateParametersInContext(OpenMM::Context& context);
+
+    bool usesPeriodicBoundaryConditions() const override {
+        return nonbondedMethod == CutoffPeriodic;
+    }
+
+protected:
+    OpenMM::ForceImpl* createImpl() const override;
+
+private:
+    struct ParticleInfo {
+        double charge, sigma, epsilon;
+    };
+    struct ExceptionInfo {
+        int particle1, particle2;
+        double chargeProd, sigma, epsilon;
+    };
+    void checkParticleIndex(int index) const;
+    void checkExceptionIndex(int index) const;
+
+    NonbondedMethod nonbondedMethod;
+    ElectrostaticsMethod electrostaticsMethod;
+    AccumulationMethod accumulationMethod;
+    double cutoffDistance, switchingDistance, reactionFieldDielectric;
+    bool useSwitchingFunction, useDispersionCorrection, exceptionsUsePeriodic;
+    std::vector<ParticleInfo> particles;
+    std::vector<ExceptionInfo> exceptions;
+    std::map<std::pair<int, int>, int> exceptionIndexOfPair; // (min, max) particle pair -> exception index
+};
+
+} // namespace NarumiPlugin
+
+#endif // OPENMM_NARUMI_NONBONDED_FORCE_H_

@@ -1,0 +1,159 @@
+#include "ReferenceNarumiKernels.h"
+#include "ReferenceCellList.h"
+#include "internal/NarumiNonbondedForceImpl.h"
+#include "openmm/OpenMMException.h"
+#include "openmm/internal/ContextImpl.h"
+#include "openmm/reference/ReferencePlatform.h"
+#include <algorithm>
+#include <cmath>
+
+using namespace NarumiPlugin;
+using namespace OpenMM;
+using namespace std;
+
+namespace {
+
+ReferencePlatform::PlatformData& getPlatformData(ContextImpl& context) {
+    return *reinterpret_cast<ReferencePlatform::PlatformData*>(context.getPlatformData());
+}
+
+/** Minimum-image displacement in OpenMM's reduced box (exact for distances up to half the box width). */
+Vec3 minimumImage(Vec3 delta, const Vec3* box) {
+    delta -= box[2] * round(delta[2] / box[2][2]);
+    delta -= box[1] * round(delta[1] / box[1][1]);
+    delta -= box[0] * round(delta[0] / box[0][0]);
+    return delta;
+}
+
+} // namespace
+
+void ReferenceCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
+    method = force.getNonbondedMethod();
+    exceptionsUsePeriodic = force.getExceptionsUsePeriodicBoundaryConditions() && method == NarumiNonbondedForce::CutoffPeriodic;
+    potential.reset(new NarumiPairPotential(force));
+    excludedPartners.assign(system.getNumParticles(), vector<int>());
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        excludedPartners[p1].push_back(p2);
+        excludedPartners[p2].push_back(p1);
+    }
+    for (auto& partners : excludedPartners)
+        sort(partners.begin(), partners.end());
+    copyParameters(system, force);
+}
+
+void ReferenceCalcNarumiNonbondedForceKernel::copyParameters(const System& system, const NarumiNonbondedForce& force) {
+    int numParticles = force.getNumParticles();
+    charges.resize(numParticles);
+    sigmas.resize(numParticles);
+    epsilons.resize(numParticles);
+    for (int i = 0; i < numParticles; i++)
+        force.getParticleParameters(i, charges[i], sigmas[i], epsilons[i]);
+    exceptions.clear();
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        Exception e;
+        force.getExceptionParameters(i, e.particle1, e.particle2, e.chargeProd, e.sigma, e.epsilon);
+        if (e.chargeProd != 0 || e.epsilon != 0)
+            exceptions.push_back(e);
+    }
+    dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
+}
+
+void ReferenceCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {
+    // The exclusion structure is fixed at initialization: the exception pairs must be the same.
+    vector<vector<int> > partners(force.getNumParticles());
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        partners[p1].push_back(p2);
+        partners[p2].push_back(p1);
+    }
+    for (auto& p : partners)
+        sort(p.begin(), p.end());
+    if (partners != excludedPartners)
+        throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
+    copyParameters(context.getSystem(), force);
+}
+
+double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool includeForces, bool includeEnergy) {
+    ReferencePlatform::PlatformData& data = getPlatformData(context);
+    const vector<Vec3>& positions = *data.positions;
+    vector<Vec3>& forces = *data.forces;
+    const Vec3* box = data.periodicBoxVectors;
+    bool periodic = (method == NarumiNonbondedForce::CutoffPeriodic);
+    if (periodic)
+        NarumiNonbondedForceImpl::checkCutoffAgainstBox(potential->getCutoff(), box);
+    int numParticles = positions.size();
+    for (int i = 0; i < numParticles; i++)
+        if (!isfinite(positions[i][0]) || !isfinite(positions[i][1]) || !isfinite(positions[i][2]))
+            throw OpenMMException("NarumiNonbondedForce: particle " + to_string(i) + " has a non-finite position");
+
+    // All pairs inside the cutoff (or all pairs), skipping exception pairs.
+    unique_ptr<ReferenceCellList> cells;
+    if (potential->usesCutoff())
+        cells.reset(new ReferenceCellList(positions, periodic ? box : nullptr, potential->getCutoff()));
+    double cutoff2 = potential->getCutoff() * potential->getCutoff();
+    ThreadPool& threads = data.threads;
+    int numThreads = threads.getNumThreads();
+    vector<vector<Vec3> > threadForces(numThreads, vector<Vec3>(numParticles));
+    vector<double> threadEnergy(numThreads, 0.0);
+    auto interact = [&](int i, int j, vector<Vec3>& f, double& energy) {
+        Vec3 delta = positions[j] - positions[i];
+        if (periodic)
+            delta = minimumImage(delta, box);
+        double r2 = delta.dot(delta);
+        if (potential->usesCutoff() && r2 >= cutoff2)
+            return;
+        if (binary_search(excludedPartners[i].begin(), excludedPartners[i].end(), j))
+            return;
+        double dEdrOverR;
+        energy += potential->pairEnergy(r2, charges[i] * charges[j], 0.5 * (sigmas[i] + sigmas[j]),
+                                        sqrt(epsilons[i] * epsilons[j]), dEdrOverR);
+        f[i] += delta * dEdrOverR;
+        f[j] -= delta * dEdrOverR;
+    };
+    threads.execute([&](ThreadPool& pool, int thread) {
+        vector<Vec3>& f = threadForces[thread];
+        double& energy = threadEnergy[thread];
+        if (cells) {
+            for (int cell = thread; cell < cells->getNumCells(); cell += numThreads)
+                for (int neighbor : cells->neighborCells(cell))
+                    for (const int* i = cells->cellBegin(cell); i != cells->cellEnd(cell); ++i)
+                        for (const int* j = cells->cellBegin(neighbor); j != cells->cellEnd(neighbor); ++j)
+                            if (*i < *j)
+                                interact(*i, *j, f, energy);
+        }
+        else {
+            for (int i = thread; i < numParticles; i += numThreads)
+                for (int j = i + 1; j < numParticles; j++)
+                    interact(i, j, f, energy);
+        }
+    });
+    threads.waitForThreads();
+    double energy = 0;
+    for (int thread = 0; thread < numThreads; thread++) {
+        energy += threadEnergy[thread];
+        if (includeForces)
+            for (int i = 0; i < numParticles; i++)
+                forces[i] += threadForces[thread][i];
+    }
+
+    // Exception pairs: plain Coulomb + LJ with their own parameters, no cutoff.
+    for (const Exception& e : exceptions) {
+        Vec3 delta = positions[e.particle2] - positions[e.particle1];
+        if (exceptionsUsePeriodic)
+            delta = minimumImage(delta, box);
+        double dEdrOverR;
+        energy += NarumiPairPotential::exceptionEnergy(delta.dot(delta), e.chargeProd, e.sigma, e.epsilon, dEdrOverR);
+        if (includeForces) {
+            forces[e.particle1] += delta * dEdrOverR;
+            forces[e.particle2] -= delta * dEdrOverR;
+        }
+    }
+    if (periodic && dispersionCoefficient != 0)
+        energy += dispersionCoefficient / (box[0][0] * box[1][1] * box[2][2]);
+    return energy;
+}

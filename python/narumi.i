@@ -1,0 +1,118 @@
+// SWIG interface of the openmm-narumi plugin: NarumiNonbondedForce and the NonbondedForce converter.
+%module(package="openmmnarumi") narumi
+
+%import(module="openmm") "swig/OpenMMSwigHeaders.i"
+%include "swig/typemaps.i"
+%include <std_string.i>
+%include <std_vector.i>
+%include <std_pair.i>
+
+%{
+#include "NarumiNonbondedForce.h"
+#include "NonbondedForceConversion.h"
+#include "OpenMM.h"
+#include "OpenMMAmoeba.h"
+#include "OpenMMDrude.h"
+#include "openmm/RPMDIntegrator.h"
+#include "openmm/RPMDMonteCarloBarostat.h"
+%}
+
+%template(BondPairs) std::vector<std::pair<int, int> >;
+%template(BondPair) std::pair<int, int>;
+
+// C++ exceptions become openmm.OpenMMException, the class OpenMM's own wrappers raise.
+%exception {
+    try {
+        $action
+    } catch (std::exception& e) {
+        PyObject* openmmModule = PyImport_ImportModule("openmm");
+        PyObject* exceptionType = (openmmModule ? PyObject_GetAttrString(openmmModule, "OpenMMException") : NULL);
+        PyErr_SetString(exceptionType ? exceptionType : PyExc_Exception, e.what());
+        Py_XDECREF(exceptionType);
+        Py_XDECREF(openmmModule);
+        SWIG_fail;
+    }
+}
+
+%apply double& OUTPUT {double& charge, double& sigma, double& epsilon, double& chargeProd};
+%apply int& OUTPUT {int& particle1, int& particle2};
+
+// Getters return quantities in OpenMM's unit system, as NonbondedForce's do; setters accept plain numbers or quantities.
+%pythonappend NarumiPlugin::NarumiNonbondedForce::getCutoffDistance() const %{
+    val = unit.Quantity(val, unit.nanometer)
+%}
+%pythonappend NarumiPlugin::NarumiNonbondedForce::getSwitchingDistance() const %{
+    val = unit.Quantity(val, unit.nanometer)
+%}
+%pythonappend NarumiPlugin::NarumiNonbondedForce::getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const %{
+    val[0] = unit.Quantity(val[0], unit.elementary_charge)
+    val[1] = unit.Quantity(val[1], unit.nanometer)
+    val[2] = unit.Quantity(val[2], unit.kilojoule_per_mole)
+%}
+%pythonappend NarumiPlugin::NarumiNonbondedForce::getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const %{
+    val[2] = unit.Quantity(val[2], unit.elementary_charge*unit.elementary_charge)
+    val[3] = unit.Quantity(val[3], unit.nanometer)
+    val[4] = unit.Quantity(val[4], unit.kilojoule_per_mole)
+%}
+%pythonbegin %{
+import openmm.unit as unit
+%}
+
+namespace NarumiPlugin {
+
+class NarumiNonbondedForce : public OpenMM::Force {
+public:
+    enum NonbondedMethod { NoCutoff = 0, CutoffNonPeriodic = 1, CutoffPeriodic = 2 };
+    enum ElectrostaticsMethod { ReactionField = 0, Shifted = 1, NoCoulomb = 2 };
+    enum AccumulationMethod { Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3 };
+
+    NarumiNonbondedForce();
+    int getNumParticles() const;
+    int getNumExceptions() const;
+    NonbondedMethod getNonbondedMethod() const;
+    void setNonbondedMethod(NonbondedMethod method);
+    ElectrostaticsMethod getElectrostaticsMethod() const;
+    void setElectrostaticsMethod(ElectrostaticsMethod method);
+    AccumulationMethod getAccumulationMethod() const;
+    void setAccumulationMethod(AccumulationMethod method);
+    double getCutoffDistance() const;
+    void setCutoffDistance(double distance);
+    double getReactionFieldDielectric() const;
+    void setReactionFieldDielectric(double dielectric);
+    bool getUseSwitchingFunction() const;
+    void setUseSwitchingFunction(bool use);
+    double getSwitchingDistance() const;
+    void setSwitchingDistance(double distance);
+    bool getUseDispersionCorrection() const;
+    void setUseDispersionCorrection(bool use);
+    bool getExceptionsUsePeriodicBoundaryConditions() const;
+    void setExceptionsUsePeriodicBoundaryConditions(bool periodic);
+    int addParticle(double charge, double sigma, double epsilon);
+    void getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const;
+    void setParticleParameters(int index, double charge, double sigma, double epsilon);
+    int addException(int particle1, int particle2, double chargeProd, double sigma, double epsilon, bool replace = false);
+    void getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const;
+    void setExceptionParameters(int index, int particle1, int particle2, double chargeProd, double sigma, double epsilon);
+    void createExceptionsFromBonds(const std::vector<std::pair<int, int> >& bonds, double coulomb14Scale, double lj14Scale);
+    void updateParametersInContext(OpenMM::Context& context);
+    bool usesPeriodicBoundaryConditions() const;
+
+    %extend {
+        /** The NarumiNonbondedForce behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
+        static NarumiPlugin::NarumiNonbondedForce& cast(OpenMM::Force& force) {
+            NarumiPlugin::NarumiNonbondedForce* narumi = dynamic_cast<NarumiPlugin::NarumiNonbondedForce*>(&force);
+            if (narumi == NULL)
+                throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not a NarumiNonbondedForce");
+            return *narumi;
+        }
+        static bool isinstance(OpenMM::Force& force) {
+            return dynamic_cast<NarumiPlugin::NarumiNonbondedForce*>(&force) != NULL;
+        }
+    }
+};
+
+%newobject createNarumiNonbondedForce;
+NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
+int replaceNonbondedForces(OpenMM::System& system);
+
+}
