@@ -7,11 +7,11 @@
 namespace NarumiPlugin {
 
 /**
- * A cell list for finding all pairs within a cutoff in O(N): cells at least one cutoff wide, so a
- * particle's partners lie in its own and the 26 adjacent cells.  Periodic grids live in fractional
+ * A cell list for finding all pairs within a cutoff in O(N): cells at least half a cutoff wide, so a
+ * particle's partners lie within two cells in every direction.  Periodic grids live in fractional
  * coordinates of OpenMM's reduced (rectangular or triclinic) box; non-periodic grids cover the
  * particles' bounding box.  Neighbour-cell lists are de-duplicated, so grids of one or two cells
- * per dimension (small boxes) still visit every pair exactly once.
+ * per dimension in a stencil (small boxes) still visit every pair exactly once.
  */
 class ReferenceCellList {
 public:

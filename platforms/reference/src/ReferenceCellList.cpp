@@ -7,6 +7,12 @@ using namespace NarumiPlugin;
 using namespace OpenMM;
 using namespace std;
 
+namespace {
+// Cells are at least cutoff/CELLS_PER_CUTOFF wide, so partners lie within CELLS_PER_CUTOFF cells in every
+// direction: 125 half-cutoff cells hold less volume (15.6 rc^3) than 27 full-cutoff ones (27 rc^3).
+const int CELLS_PER_CUTOFF = 2;
+} // namespace
+
 ReferenceCellList::ReferenceCellList(const vector<Vec3>& positions, const Vec3* boxVectors, double cutoff) {
     int numParticles = positions.size();
     bool periodic = (boxVectors != nullptr);
@@ -20,7 +26,7 @@ ReferenceCellList::ReferenceCellList(const vector<Vec3>& positions, const Vec3* 
             box.col(d) = Eigen::Vector3d(boxVectors[d][0], boxVectors[d][1], boxVectors[d][2]);
         Eigen::Matrix3d reciprocal = box.inverse();
         for (int d = 0; d < 3; d++)
-            numCells[d] = max(1, (int) floor(1.0 / (reciprocal.row(d).norm() * cutoff)));
+            numCells[d] = max(1, (int) floor(CELLS_PER_CUTOFF / (reciprocal.row(d).norm() * cutoff)));
         for (int i = 0; i < numParticles; i++) {
             Eigen::Vector3d f = reciprocal * Eigen::Vector3d(positions[i][0], positions[i][1], positions[i][2]);
             scaled[i] = Vec3(f[0] - floor(f[0]), f[1] - floor(f[1]), f[2] - floor(f[2]));
@@ -35,7 +41,7 @@ ReferenceCellList::ReferenceCellList(const vector<Vec3>& positions, const Vec3* 
             }
         for (int d = 0; d < 3; d++) {
             double extent = high[d] - low[d];
-            numCells[d] = max(1, (int) min(floor(extent / cutoff), 1e6));
+            numCells[d] = max(1, (int) min(floor(CELLS_PER_CUTOFF * extent / cutoff), 1e6));
             for (int i = 0; i < numParticles; i++)
                 scaled[i][d] = (extent > 0 ? (positions[i][d] - low[d]) / extent : 0.0);
         }
@@ -71,14 +77,14 @@ ReferenceCellList::ReferenceCellList(const vector<Vec3>& positions, const Vec3* 
         for (int y = 0; y < numCells[1]; y++)
             for (int x = 0; x < numCells[0]; x++) {
                 vector<int>& neighbors = cellNeighbors[x + numCells[0] * (y + numCells[1] * z)];
-                for (int dz = -1; dz <= 1; dz++)
-                    for (int dy = -1; dy <= 1; dy++)
-                        for (int dx = -1; dx <= 1; dx++) {
+                for (int dz = -CELLS_PER_CUTOFF; dz <= CELLS_PER_CUTOFF; dz++)
+                    for (int dy = -CELLS_PER_CUTOFF; dy <= CELLS_PER_CUTOFF; dy++)
+                        for (int dx = -CELLS_PER_CUTOFF; dx <= CELLS_PER_CUTOFF; dx++) {
                             int n[3] = {x + dx, y + dy, z + dz};
                             bool inside = true;
                             for (int d = 0; d < 3; d++) {
                                 if (periodic)
-                                    n[d] = (n[d] + numCells[d]) % numCells[d];
+                                    n[d] = ((n[d] % numCells[d]) + numCells[d]) % numCells[d];
                                 else if (n[d] < 0 || n[d] >= numCells[d])
                                     inside = false;
                             }

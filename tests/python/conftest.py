@@ -1,0 +1,71 @@
+"""Shared fixtures: systems built with OpenMM's own tools, and the shared data folder."""
+import os
+
+import numpy as np
+import openmm
+import openmm.app as app
+import openmm.unit as unit
+import pytest
+
+import openmmnarumi  # noqa: F401  (loads the plugin's kernels)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--data-dir", default=os.environ.get("NARUMI_DATA_DIR", os.path.join(
+        os.path.dirname(__file__), "..", "..", "..", "shared", "data")),
+        help="folder with the shared PDB inputs (default ../shared/data beside the repository)")
+
+
+@pytest.fixture(scope="session")
+def data_dir(request):
+    return request.config.getoption("--data-dir")
+
+
+def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_shape="cube", rigid=True):
+    """TIP3P water from OpenMM's Modeller: returns (topology, positions, system)."""
+    forcefield = app.ForceField("amber14/tip3p.xml")
+    modeller = app.Modeller(app.Topology(), [])
+    d = edge_nm
+    box_vectors = {  # OpenMM's reduced forms of the three box shapes Modeller knows
+        "cube": [(d, 0, 0), (0, d, 0), (0, 0, d)],
+        "dodecahedron": [(d, 0, 0), (0, d, 0), (d / 2, d / 2, d * np.sqrt(2) / 2)],
+        "octahedron": [(d, 0, 0), (d / 3, 2 * np.sqrt(2) * d / 3, 0), (-d / 3, np.sqrt(2) * d / 3, np.sqrt(6) * d / 3)],
+    }[box_shape]
+    modeller.addSolvent(forcefield, boxVectors=[openmm.Vec3(*v) * unit.nanometer for v in box_vectors])
+    system = forcefield.createSystem(modeller.topology, nonbondedMethod=nonbonded_method,
+                                     nonbondedCutoff=cutoff_nm * unit.nanometer, rigidWater=rigid)
+    return modeller.topology, modeller.positions, system
+
+
+def nonbonded_force(system):
+    return next(f for f in system.getForces() if isinstance(f, openmm.NonbondedForce))
+
+
+def is_narumi(force):
+    return openmmnarumi.NarumiNonbondedForce.isinstance(force)
+
+
+def isolate_in_group(system, selected, group=1):
+    """Put the forces for which selected(force) is true in group and everything else in group 0."""
+    for force in system.getForces():
+        force.setForceGroup(group if selected(force) else 0)
+
+
+def energy_and_forces(system, positions, platform_name, group=None, box_vectors=None):
+    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName(platform_name))
+    if box_vectors is not None:
+        context.setPeriodicBoxVectors(*box_vectors)
+    context.setPositions(positions)
+    kwargs = {} if group is None else {"groups": {group}}
+    state = context.getState(getEnergy=True, getForces=True, **kwargs)
+    return (state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole),
+            state.getForces(asNumpy=True).value_in_unit(unit.kilojoule_per_mole / unit.nanometer))
+
+
+def relative_rms(actual, expected):
+    return float(np.sqrt(np.sum((actual - expected) ** 2) / np.sum(expected ** 2)))
+
+
+def available_platforms():
+    names = [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]
+    return [name for name in ("Reference", "CPU") if name in names]
