@@ -47,9 +47,9 @@ def fastest_platform_context(system, integrator, positions):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--box", type=float, default=3.0, help="edge of the cubic water box in nm (default 3.0)")
-    parser.add_argument("--equilibration-steps", type=int, default=500)
-    parser.add_argument("--steps", type=int, default=2000, help="NVE steps at 1 fs (default 2000)")
+    parser.add_argument("--box", type=float, default=2.5, help="edge of the cubic water box in nm (default 2.5)")
+    parser.add_argument("--equilibration-steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=1000, help="NVE steps at 1 fs (default 1000)")
     args = parser.parse_args()
 
     modeller, system = build_water_box(args.box)

@@ -54,6 +54,9 @@
     val[3] = unit.Quantity(val[3], unit.nanometer)
     val[4] = unit.Quantity(val[4], unit.kilojoule_per_mole)
 %}
+%pythonappend NarumiPlugin::NarumiNonbondedForce::cast(OpenMM::Force& force) %{
+    val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
+%}
 %pythonbegin %{
 import openmm.unit as unit
 %}

@@ -18,12 +18,22 @@ ReferencePlatform::PlatformData& getPlatformData(ContextImpl& context) {
 }
 
 /** Minimum-image displacement in OpenMM's reduced box (exact for distances up to half the box width). */
-Vec3 minimumImage(Vec3 delta, const Vec3* box) {
-    delta -= box[2] * round(delta[2] / box[2][2]);
-    delta -= box[1] * round(delta[1] / box[1][1]);
-    delta -= box[0] * round(delta[0] / box[0][0]);
-    return delta;
-}
+class MinimumImage {
+public:
+    explicit MinimumImage(const Vec3* box) : box(box), inverseWidth(1 / box[0][0], 1 / box[1][1], 1 / box[2][2]) {
+    }
+    Vec3 operator()(Vec3 delta) const {
+        // lrint compiles to one instruction (with -fno-math-errno); its ties-to-even cannot matter below half a box.
+        delta -= box[2] * (double) lrint(delta[2] * inverseWidth[2]);
+        delta -= box[1] * (double) lrint(delta[1] * inverseWidth[1]);
+        delta -= box[0] * (double) lrint(delta[0] * inverseWidth[0]);
+        return delta;
+    }
+
+private:
+    const Vec3* box;
+    Vec3 inverseWidth;
+};
 
 } // namespace
 
@@ -100,10 +110,11 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
     int numThreads = threads.getNumThreads();
     vector<vector<Vec3> > threadForces(numThreads, vector<Vec3>(numParticles));
     vector<double> threadEnergy(numThreads, 0.0);
+    MinimumImage minimumImage(box);
     auto interact = [&](int i, int j, vector<Vec3>& f, double& energy) {
         Vec3 delta = positions[j] - positions[i];
         if (periodic)
-            delta = minimumImage(delta, box);
+            delta = minimumImage(delta);
         double r2 = delta.dot(delta);
         if (potential->usesCutoff() && r2 >= cutoff2)
             return;
@@ -119,12 +130,15 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
         vector<Vec3>& f = threadForces[thread];
         double& energy = threadEnergy[thread];
         if (cells) {
+            // Each unordered pair of cells is visited once, from the lower-numbered cell.
             for (int cell = thread; cell < cells->getNumCells(); cell += numThreads)
-                for (int neighbor : cells->neighborCells(cell))
+                for (int neighbor : cells->neighborCells(cell)) {
+                    if (neighbor < cell)
+                        continue;
                     for (const int* i = cells->cellBegin(cell); i != cells->cellEnd(cell); ++i)
-                        for (const int* j = cells->cellBegin(neighbor); j != cells->cellEnd(neighbor); ++j)
-                            if (*i < *j)
-                                interact(*i, *j, f, energy);
+                        for (const int* j = (neighbor == cell ? i + 1 : cells->cellBegin(neighbor)); j != cells->cellEnd(neighbor); ++j)
+                            interact(*i, *j, f, energy);
+                }
         }
         else {
             for (int i = thread; i < numParticles; i += numThreads)
@@ -145,7 +159,7 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
     for (const Exception& e : exceptions) {
         Vec3 delta = positions[e.particle2] - positions[e.particle1];
         if (exceptionsUsePeriodic)
-            delta = minimumImage(delta, box);
+            delta = minimumImage(delta);
         double dEdrOverR;
         energy += NarumiPairPotential::exceptionEnergy(delta.dot(delta), e.chargeProd, e.sigma, e.epsilon, dEdrOverR);
         if (includeForces) {
