@@ -20,6 +20,10 @@ from conftest import available_platforms, water_box
 
 TEMPERATURE = 300 * unit.kelvin
 PLATFORM = available_platforms()[-1]
+# Measured with this file's set-up on the CPU platform (2026-11-22, seeds 1-3, 4 ps at 1 fs): Shifted drifts of
+# -1.5e-2, +1.1e-2 and -4.4e-3 kT/ns/dof; the sign changes with the seed, so a 4 ps fit sees mostly the energy
+# fluctuation, not a systematic drift.  The bound is three times the largest of them.
+DRIFT_BOUND = 5e-2
 
 
 def water_systems(electrostatics):
@@ -99,10 +103,13 @@ def test_shifted_drift_is_below_measured_bound():
 
 
 def test_reaction_field_drift_is_no_worse_than_openmm():
-    """Same state, same integrator: the Narumi force and OpenMM's NonbondedForce (Reference) must drift alike."""
+    """Same state, platform and integrator: the Narumi force and OpenMM's NonbondedForce must drift alike.
+
+    Reaction field has a small force step at the cutoff, so it drifts more than Shifted (measured: -8.4e-2 and
+    -5.0e-2 kT/ns/dof for seeds 1 and 2, against +5.7e-2 for OpenMM's own force from seed 1's state)."""
     positions, system, reference = water_systems(NarumiNonbondedForce.ReactionField)
     state = equilibrated_state(system, positions, seed=9)
-    narumi = drift_per_dof(system, nve_total_energies(system, state, PLATFORM, 1.0, 4.0), 4.0)
+    narumi = drift_per_dof(system, nve_total_energies(system, state, "Reference", 1.0, 4.0), 4.0)
     openmm_drift = drift_per_dof(reference, nve_total_energies(reference, state, "Reference", 1.0, 4.0), 4.0)
     print(f"reaction field drift over 4 ps: Narumi {narumi:.3e}, OpenMM {openmm_drift:.3e} kT/ns/dof")
     assert abs(narumi) <= abs(openmm_drift) + DRIFT_BOUND
