@@ -84,7 +84,8 @@ def detrended_fluctuation(energies):
     return float(np.std(energies - np.polyval(np.polyfit(x, energies, 1), x)))
 
 
-@pytest.mark.parametrize("electrostatics", [NarumiNonbondedForce.Shifted, NarumiNonbondedForce.ReactionField])
+@pytest.mark.parametrize("electrostatics", [NarumiNonbondedForce.Shifted, NarumiNonbondedForce.ReactionField],
+                         ids=["Shifted", "ReactionField"])
 def test_energy_fluctuation_scales_with_time_step_squared(electrostatics):
     positions, system, _ = water_systems(electrostatics)
     state = equilibrated_state(system, positions, seed=5)
