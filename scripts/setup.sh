@@ -2,6 +2,7 @@
 # Installs every dependency (Debian packages, pinned PyPI packages), then builds and installs the
 # openmm-narumi Python package into the default python3.  Idempotent: a second run rebuilds incrementally.
 set -euo pipefail
+export PIP_ROOT_USER_ACTION=ignore
 cd "$(dirname "$0")/.."
 
 debian_packages=(cmake g++ libeigen3-dev libgtest-dev)

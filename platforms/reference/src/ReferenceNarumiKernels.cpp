@@ -35,22 +35,28 @@ private:
     Vec3 inverseWidth;
 };
 
+/** For every particle, the sorted partners it has an exception with. */
+vector<vector<int> > exceptionPartners(const NarumiNonbondedForce& force) {
+    vector<vector<int> > partners(force.getNumParticles());
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        partners[p1].push_back(p2);
+        partners[p2].push_back(p1);
+    }
+    for (auto& p : partners)
+        sort(p.begin(), p.end());
+    return partners;
+}
+
 } // namespace
 
 void ReferenceCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
     method = force.getNonbondedMethod();
     exceptionsUsePeriodic = force.getExceptionsUsePeriodicBoundaryConditions() && method == NarumiNonbondedForce::CutoffPeriodic;
     potential.reset(new NarumiPairPotential(force));
-    excludedPartners.assign(system.getNumParticles(), vector<int>());
-    for (int i = 0; i < force.getNumExceptions(); i++) {
-        int p1, p2;
-        double chargeProd, sigma, epsilon;
-        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
-        excludedPartners[p1].push_back(p2);
-        excludedPartners[p2].push_back(p1);
-    }
-    for (auto& partners : excludedPartners)
-        sort(partners.begin(), partners.end());
+    excludedPartners = exceptionPartners(force);
     copyParameters(system, force);
 }
 
@@ -73,17 +79,7 @@ void ReferenceCalcNarumiNonbondedForceKernel::copyParameters(const System& syste
 
 void ReferenceCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {
     // The exclusion structure is fixed at initialization: the exception pairs must be the same.
-    vector<vector<int> > partners(force.getNumParticles());
-    for (int i = 0; i < force.getNumExceptions(); i++) {
-        int p1, p2;
-        double chargeProd, sigma, epsilon;
-        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
-        partners[p1].push_back(p2);
-        partners[p2].push_back(p1);
-    }
-    for (auto& p : partners)
-        sort(p.begin(), p.end());
-    if (partners != excludedPartners)
+    if (exceptionPartners(force) != excludedPartners)
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
     copyParameters(context.getSystem(), force);
 }
