@@ -1,0 +1,136 @@
+#ifndef NARUMI_ACCUMULATOR_CUH_
+#define NARUMI_ACCUMULATOR_CUH_
+
+/**
+ * Narumi's quasi double-precision accumulator (Narumi et al. 2008, section 3.3, Figures 8 and 9).
+ *
+ * A sum is a float hi plus an int32 lo:   value = (hi - LARGE) + lo * 2^-LOW_FRACTION_BITS
+ * hi never leaves the binade [2^LARGE_SHIFT, 2^(LARGE_SHIFT+1)), so its exponent is fixed and it holds a multiple
+ * of HI_UNIT; lo counts units of 2^-27 and, after a carry, spans exactly one HI_UNIT.  The pair is therefore one
+ * 48-bit fixed-point number: every term is rounded onto the same grid whatever the order, and the additions are
+ * exact, so any order of summation gives bitwise the same result (after narumiCarry) and Newton's third law holds.
+ *
+ * Adding a float y (the paper's add_narumi): Knuth & Dekker's fast two-sum splits hi + y into the new hi (rounded
+ * to a multiple of HI_UNIT) and the exact residual; the residual, truncated toward zero on the 2^-27 grid, goes
+ * into lo.  Every CARRY_INTERVAL additions narumiCarry moves lo's top LOWER_SHIFT bits into hi: lo cannot overflow.
+ *
+ * Units are those of the terms: kJ/mol/nm for the forces this is built for.  Compile with nvcc.
+ */
+
+#include <climits>
+
+namespace NarumiPlugin {
+
+// Why LARGE_SHIFT = 21 (the paper's value) suits forces in kJ/mol/nm:
+// - range: every term and every partial sum must stay below 2^20 = 1.05e6 in magnitude;
+// - total forces on protein atoms rarely exceed 1e4-1e5 and single pair terms are smaller: 10-100x headroom;
+// - beyond that are only clashes (unminimized structures), and those set outOfRange rather than wrap;
+// - resolution: each term is rounded onto a 2^-27 = 7.5e-9 grid, under 1e-11 of a typical 1e3 force;
+// - that is 8000x finer than a float's spacing at 1e3 (6.1e-5), the error of plain float accumulation;
+// - each step up doubles the range and halves the resolution (OpenMM's own grid: 2^-32, range 2^31).
+constexpr int NARUMI_LARGE_SHIFT = 21;
+/** Leading bits of lo kept free to absorb residuals between carries (the paper's LOWER_SHIFT = 7). */
+constexpr int NARUMI_LOWER_SHIFT = 7;
+static_assert(NARUMI_LARGE_SHIFT > 0 && NARUMI_LARGE_SHIFT <= 23, "hi must hold a multiple of a power of two <= 1");
+
+/** hi starts at 1.5 * 2^LARGE_SHIFT, the middle of its binade: the sum may go 2^(LARGE_SHIFT-1) either way. */
+constexpr float NARUMI_LARGE = (float) (3 << (NARUMI_LARGE_SHIFT - 1));
+/** Largest magnitude a partial sum may reach, 2^20 (the sum must stay inside [-2^20, 2^20)). */
+constexpr double NARUMI_RANGE = (double) (1 << (NARUMI_LARGE_SHIFT - 1));
+/** hi's spacing: a float in [2^21, 2^22) has 23 fraction bits, so it is a multiple of 2^(21-23) = 0.25. */
+constexpr double NARUMI_HI_UNIT = 1.0 / (1 << (23 - NARUMI_LARGE_SHIFT));
+/** lo counts units of 2^-27: 23 - LARGE_SHIFT fraction bits in hi, then 32 - LOWER_SHIFT more in lo. */
+constexpr int NARUMI_LOW_FRACTION_BITS = (23 - NARUMI_LARGE_SHIFT) + (32 - NARUMI_LOWER_SHIFT);
+/** The paper's LOWER_FACTOR: residual * LOW_FACTOR is the residual in units of lo. */
+constexpr float NARUMI_LOW_FACTOR = (float) (1LL << NARUMI_LOW_FRACTION_BITS);
+/** The paper's LOWER_FACTOR_1: the value of one unit of lo, 2^-27 (7.45e-9). */
+constexpr double NARUMI_LOW_UNIT = 1.0 / (1LL << NARUMI_LOW_FRACTION_BITS);
+/** Bits of lo kept by a carry: 0 <= lo < 2^25 afterwards, which is exactly one HI_UNIT. */
+constexpr int NARUMI_LOW_KEPT_BITS = 32 - NARUMI_LOWER_SHIFT;
+constexpr int NARUMI_LOW_KEPT_MASK = (1 << NARUMI_LOW_KEPT_BITS) - 1;
+/** Carry at least this often.  The paper carries every 2^LOWER_SHIFT = 128 additions, but a residual can be as */
+/** large as HI_UNIT/2 = 2^24 units of lo, and 2^25 - 1 + 128 * 2^24 > INT_MAX: 128 equal terms just below */
+/** HI_UNIT/2 (a lattice gives such terms) would wrap lo.  Half as many, 64, leaves lo below 2^30 + 2^25. */
+constexpr int NARUMI_CARRY_INTERVAL = 1 << (NARUMI_LOWER_SHIFT - 1);
+/** Sign and biased exponent bits (bits 31..23) of every float in hi's binade [2^21, 2^22). */
+constexpr unsigned int NARUMI_HI_SIGN_EXPONENT = 127 + NARUMI_LARGE_SHIFT;
+/** OpenMM's force buffer counts 2^-32; one unit of lo is 2^(32-27) = 32 of them, so conversion is a shift. */
+constexpr int NARUMI_FIXED_POINT_SHIFT = 32 - NARUMI_LOW_FRACTION_BITS;
+
+static_assert((1LL << NARUMI_LOW_KEPT_BITS) * NARUMI_LOW_UNIT == NARUMI_HI_UNIT, "lo after a carry spans one HI_UNIT");
+static_assert((1LL << NARUMI_LOW_KEPT_BITS) - 1 + (long long) NARUMI_CARRY_INTERVAL * (1LL << (NARUMI_LOW_KEPT_BITS - 1)) <= INT_MAX,
+              "lo cannot overflow between carries");
+static_assert(NARUMI_FIXED_POINT_SHIFT >= 0, "the Narumi grid must be a subset of OpenMM's 2^-32 grid");
+
+struct NarumiAccumulator {
+    float hi;                   // NARUMI_LARGE plus a multiple of NARUMI_HI_UNIT
+    int lo;                     // units of NARUMI_LOW_UNIT
+    unsigned int outOfRange;    // nonzero once hi has left its binade (sticky): the value is then meaningless
+};
+
+/** hi's sign and exponent bits differ from its binade's; 0 while in range (NaN, infinity and negative included). */
+__device__ inline unsigned int narumiExponentError(float hi) {
+    return (__float_as_uint(hi) >> 23) ^ NARUMI_HI_SIGN_EXPONENT;
+}
+
+__host__ __device__ inline NarumiAccumulator narumiZero() {
+    return NarumiAccumulator{NARUMI_LARGE, 0, 0u};
+}
+
+/** The paper's add_narumi.  Precondition: at most NARUMI_CARRY_INTERVAL calls since the last narumiCarry. */
+__device__ inline void narumiAdd(NarumiAccumulator& a, float y) {
+    // Fast two-sum (Figure 1) is exact because |hi| >= 2^21 > |y| for every y that keeps hi in its binade.
+    // The _rn intrinsics keep the compiler from contracting or reordering these three operations.
+    float sum = __fadd_rn(a.hi, y);
+    float residual = __fsub_rn(y, __fsub_rn(sum, a.hi));
+    a.hi = sum;
+    // residual * 2^27 is exact; truncation toward zero (the paper's (int) cast) drops bits below 2^-27.
+    // |residual| <= HI_UNIT/2 and its sign depends only on y, so this term's share is the same in any order.
+    a.lo += __float2int_rz(__fmul_rn(residual, NARUMI_LOW_FACTOR));
+    a.outOfRange |= narumiExponentError(sum);
+}
+
+/**
+ * Normalize: move lo's top LOWER_SHIFT bits (a signed multiple of HI_UNIT) into hi, leaving 0 <= lo < 2^25
+ * (Figure 8, lines 46-49).  Exact; afterwards (hi, lo) is the unique representation of the value.
+ */
+__device__ inline void narumiCarry(NarumiAccumulator& a) {
+    int carried = a.lo & ~NARUMI_LOW_KEPT_MASK;  // two's complement: negative lo carries a negative amount
+    a.hi = __fadd_rn(a.hi, __fmul_rn((float) carried, (float) NARUMI_LOW_UNIT));
+    a.lo &= NARUMI_LOW_KEPT_MASK;
+    a.outOfRange |= narumiExponentError(a.hi);
+}
+
+__host__ __device__ inline bool narumiOutOfRange(const NarumiAccumulator& a) {
+    return a.outOfRange != 0;
+}
+
+/** The value in double: exact (hi - LARGE needs 22 bits, lo 32, their sum fewer than 53).  Any lo, carried or not. */
+__host__ __device__ inline double narumiToDouble(const NarumiAccumulator& a) {
+    return ((double) a.hi - (double) NARUMI_LARGE) + (double) a.lo * NARUMI_LOW_UNIT;
+}
+
+/**
+ * The value in OpenMM's 64-bit fixed point (scale 2^32, i.e. (long long) (x * 0x100000000)): exact, since the
+ * Narumi grid 2^-27 is part of OpenMM's 2^-32 grid and |value| < 2^20 fits easily.  Check narumiOutOfRange first.
+ */
+__host__ __device__ inline long long narumiToFixedPoint(const NarumiAccumulator& a) {
+    long long hiUnits = (long long) (((double) a.hi - (double) NARUMI_LARGE) * (double) (1LL << NARUMI_LOW_FRACTION_BITS));
+    return (hiUnits + (long long) a.lo) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+}
+
+/**
+ * Merge a thread's finished sum into a shared or global fixed-point buffer such as OpenMM's force buffer.
+ * The paper needs no atomic on the (hi, lo) pair itself, since each thread owns its accumulator; merging threads
+ * is integer addition, exact and order-independent.  An out-of-range sum is not added: it raises *outOfRangeFlag.
+ */
+__device__ inline void narumiAtomicAddFixedPoint(unsigned long long* target, int* outOfRangeFlag, const NarumiAccumulator& a) {
+    if (narumiOutOfRange(a))
+        atomicOr(outOfRangeFlag, 1);
+    else
+        atomicAdd(target, (unsigned long long) narumiToFixedPoint(a));
+}
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_ACCUMULATOR_CUH_

@@ -1,0 +1,57 @@
+#include "NarumiSegmentSum.cuh"
+#include <algorithm>
+
+namespace NarumiPlugin {
+
+namespace {
+
+constexpr int BLOCK_SIZE = 128;
+
+int gridSize(int numSegments) {
+    return std::max(1, (numSegments + BLOCK_SIZE - 1) / BLOCK_SIZE);
+}
+
+__global__ void sumSegmentsNarumiKernel(const float* __restrict__ values, int length, int numSegments,
+                                        NarumiAccumulator* segmentSums, unsigned long long* totalFixedPoint,
+                                        int* outOfRangeFlag) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < numSegments; s += gridDim.x * blockDim.x) {
+        NarumiAccumulator sum = narumiZero();
+        // Figure 8's loop nest: a block of additions, then a carry, so lo never overflows.
+        for (int start = 0; start < length; start += NARUMI_CARRY_INTERVAL) {
+            int end = min(start + NARUMI_CARRY_INTERVAL, length);
+            for (int i = start; i < end; i++)
+                narumiAdd(sum, values[(size_t) i * numSegments + s]);
+            narumiCarry(sum);
+        }
+        segmentSums[s] = sum;
+        narumiAtomicAddFixedPoint(totalFixedPoint, outOfRangeFlag, sum);
+    }
+}
+
+__global__ void sumSegmentsFloatKernel(const float* __restrict__ values, int length, int numSegments,
+                                       float* segmentSums, float* total) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < numSegments; s += gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int i = 0; i < length; i++)
+            sum += values[(size_t) i * numSegments + s];
+        segmentSums[s] = sum;
+        atomicAdd(total, sum);
+    }
+}
+
+} // namespace
+
+cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, NarumiAccumulator* segmentSums,
+                              unsigned long long* totalFixedPoint, int* outOfRangeFlag, cudaStream_t stream) {
+    sumSegmentsNarumiKernel<<<gridSize(numSegments), BLOCK_SIZE, 0, stream>>>(values, length, numSegments, segmentSums,
+                                                                              totalFixedPoint, outOfRangeFlag);
+    return cudaGetLastError();
+}
+
+cudaError_t sumSegmentsFloat(const float* values, int length, int numSegments, float* segmentSums, float* total,
+                             cudaStream_t stream) {
+    sumSegmentsFloatKernel<<<gridSize(numSegments), BLOCK_SIZE, 0, stream>>>(values, length, numSegments, segmentSums, total);
+    return cudaGetLastError();
+}
+
+} // namespace NarumiPlugin

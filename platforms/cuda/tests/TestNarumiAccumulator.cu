@@ -1,0 +1,271 @@
+/**
+ * Narumi's accumulator on the GPU against exact host sums: accuracy, order independence, out-of-range detection and
+ * exact conversion to OpenMM's 64-bit fixed point.  Every test skips (never passes) where no CUDA device is present.
+ */
+
+#include "NarumiAccumulator.cuh"
+#include "NarumiSegmentSum.cuh"
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace NarumiPlugin;
+
+namespace {
+
+#define ASSERT_CUDA(call)                                                                       \
+    do {                                                                                        \
+        cudaError_t status_ = (call);                                                           \
+        ASSERT_EQ(status_, cudaSuccess) << #call << ": " << cudaGetErrorString(status_);        \
+    } while (0)
+
+const double LOW_UNITS_PER_ONE = 1.0 / NARUMI_LOW_UNIT;  // 2^27
+
+/** Exactly what the accumulator adds for y, in units of 2^-27: y rounded to hi's grid plus the truncated residual. */
+/** Both parts depend on y alone (hi is always a multiple of HI_UNIT), which is why the order cannot matter. */
+long long narumiTermUnits(float y) {
+    double residual = (double) y - NARUMI_HI_UNIT * std::nearbyint((double) y / NARUMI_HI_UNIT);  // a tie is exact
+    return std::llrint(((double) y - residual) * LOW_UNITS_PER_ONE) + (long long) std::trunc(residual * LOW_UNITS_PER_ONE);
+}
+
+/** Terms like pair forces in kJ/mol/nm: random sign, magnitude log-uniform in [1e-4, 1e3]. */
+std::vector<float> pairForceLikeTerms(size_t count, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> exponent(-4.0, 3.0);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<float> terms(count);
+    for (float& term : terms)
+        term = (float) ((negative(random) ? -1.0 : 1.0) * std::pow(10.0, exponent(random)));
+    return terms;
+}
+
+/** Term i of segment s, in the column-major layout of NarumiSegmentSum.cuh. */
+float& term(std::vector<float>& values, int numSegments, int i, int s) {
+    return values[(size_t) i * numSegments + s];
+}
+
+struct SegmentSums {
+    std::vector<NarumiAccumulator> narumi;
+    std::vector<float> single;
+    long long narumiTotal = 0;  // OpenMM fixed point
+    float singleTotal = 0;
+    int outOfRangeFlag = 0;
+};
+
+template <class T>
+struct DeviceArray {
+    T* data = nullptr;
+    explicit DeviceArray(size_t count) {
+        if (cudaMalloc(&data, std::max<size_t>(count, 1) * sizeof(T)) == cudaSuccess)
+            cudaMemset(data, 0, std::max<size_t>(count, 1) * sizeof(T));
+        else
+            data = nullptr;
+    }
+    ~DeviceArray() {
+        cudaFree(data);
+    }
+};
+
+/** Sums each segment of `values` (length x numSegments, column-major) on the GPU with Narumi and with plain float. */
+void sumOnDevice(const std::vector<float>& values, int length, int numSegments, SegmentSums& result) {
+    DeviceArray<float> deviceValues(values.size()), singleSums(numSegments), singleTotal(1);
+    DeviceArray<NarumiAccumulator> narumiSums(numSegments);
+    DeviceArray<unsigned long long> narumiTotal(1);
+    DeviceArray<int> flag(1);
+    ASSERT_TRUE(deviceValues.data && singleSums.data && singleTotal.data && narumiSums.data && narumiTotal.data && flag.data);
+    ASSERT_CUDA(cudaMemcpy(deviceValues.data, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice));
+    ASSERT_CUDA(sumSegmentsNarumi(deviceValues.data, length, numSegments, narumiSums.data, narumiTotal.data, flag.data));
+    ASSERT_CUDA(sumSegmentsFloat(deviceValues.data, length, numSegments, singleSums.data, singleTotal.data));
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    result.narumi.resize(numSegments);
+    result.single.resize(numSegments);
+    ASSERT_CUDA(cudaMemcpy(result.narumi.data(), narumiSums.data, numSegments * sizeof(NarumiAccumulator), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(result.single.data(), singleSums.data, numSegments * sizeof(float), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(&result.narumiTotal, narumiTotal.data, sizeof(long long), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(&result.singleTotal, singleTotal.data, sizeof(float), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(&result.outOfRangeFlag, flag.data, sizeof(int), cudaMemcpyDeviceToHost));
+}
+
+class NarumiAccumulatorTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        int count = 0;
+        cudaDeviceProp properties;
+        if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDeviceProperties(&properties, 0) == cudaSuccess)
+            std::printf("GPU: %s (compute capability %d.%d)\n", properties.name, properties.major, properties.minor);
+    }
+    void SetUp() override {
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+            GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+// 1024 segments (atoms) of 1024 terms: 1,048,576 terms in all.
+const int LENGTH = 1024;
+const int SEGMENTS = 1024;
+
+TEST_F(NarumiAccumulatorTest, SumsAreExactOnTheGridAndFarBetterThanFloat) {
+    std::vector<float> values = pairForceLikeTerms((size_t) LENGTH * SEGMENTS, 2008);
+    SegmentSums sums;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, LENGTH, SEGMENTS, sums));
+
+    int wrongBits = 0, outOfRange = 0;
+    long long totalUnits = 0;
+    long double exactTotal = 0;
+    double maxNarumiError = 0, maxFloatError = 0;
+    for (int s = 0; s < SEGMENTS; s++) {
+        long long units = 0;
+        long double exact = 0;
+        for (int i = 0; i < LENGTH; i++) {
+            units += narumiTermUnits(term(values, SEGMENTS, i, s));
+            exact += term(values, SEGMENTS, i, s);
+        }
+        const NarumiAccumulator& sum = sums.narumi[s];
+        outOfRange += narumiOutOfRange(sum);
+        wrongBits += narumiToFixedPoint(sum) != units * (1LL << NARUMI_FIXED_POINT_SHIFT) || narumiToDouble(sum) != units * NARUMI_LOW_UNIT;
+        maxNarumiError = std::max(maxNarumiError, (double) std::fabs(narumiToDouble(sum) - exact));
+        maxFloatError = std::max(maxFloatError, (double) std::fabs(sums.single[s] - exact));
+        totalUnits += units;
+        exactTotal += exact;
+    }
+    std::printf("largest error of a segment sum: Narumi %.3g, float %.3g (resolution bound %.3g = %d terms x 2^-27)\n",
+                maxNarumiError, maxFloatError, LENGTH * NARUMI_LOW_UNIT, LENGTH);
+    std::printf("error of the total of 2^20 terms: Narumi (fixed-point atomics) %.3g, float (float atomics) %.3g\n",
+                (double) std::fabs(sums.narumiTotal / 4294967296.0 - exactTotal), (double) std::fabs(sums.singleTotal - exactTotal));
+    EXPECT_EQ(outOfRange, 0);
+    EXPECT_EQ(sums.outOfRangeFlag, 0);
+    EXPECT_EQ(wrongBits, 0) << "segments whose sum differs from the exact sum of the terms rounded onto the 2^-27 grid";
+    EXPECT_LE(maxNarumiError, LENGTH * NARUMI_LOW_UNIT);  // each term loses less than one 2^-27 unit
+    EXPECT_LT(1000 * maxNarumiError, maxFloatError);
+    EXPECT_EQ(sums.narumiTotal, totalUnits * (1LL << NARUMI_FIXED_POINT_SHIFT));
+    EXPECT_LE((double) std::fabs(sums.narumiTotal / 4294967296.0 - exactTotal), (double) LENGTH * SEGMENTS * NARUMI_LOW_UNIT);
+}
+
+TEST_F(NarumiAccumulatorTest, AnyOrderGivesBitwiseTheSameSum) {
+    std::vector<float> values = pairForceLikeTerms((size_t) LENGTH * SEGMENTS, 2009);
+    std::vector<float> reversed(values.size()), shuffled(values.size());
+    std::mt19937 random(7);
+    std::vector<int> order(LENGTH);
+    for (int s = 0; s < SEGMENTS; s++) {
+        for (int i = 0; i < LENGTH; i++)
+            order[i] = i;
+        std::shuffle(order.begin(), order.end(), random);
+        for (int i = 0; i < LENGTH; i++) {
+            term(reversed, SEGMENTS, i, s) = term(values, SEGMENTS, LENGTH - 1 - i, s);
+            term(shuffled, SEGMENTS, i, s) = term(values, SEGMENTS, order[i], s);
+        }
+    }
+    SegmentSums a, b, c;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, LENGTH, SEGMENTS, a));
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(reversed, LENGTH, SEGMENTS, b));
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(shuffled, LENGTH, SEGMENTS, c));
+    int narumiDiffers = 0, floatDiffers = 0;
+    for (int s = 0; s < SEGMENTS; s++) {
+        narumiDiffers += std::memcmp(&a.narumi[s], &b.narumi[s], sizeof(NarumiAccumulator)) != 0 ||
+                         std::memcmp(&a.narumi[s], &c.narumi[s], sizeof(NarumiAccumulator)) != 0;
+        floatDiffers += a.single[s] != b.single[s] || a.single[s] != c.single[s];
+    }
+    std::printf("segments whose sum changed with the order: Narumi %d, float %d of %d\n", narumiDiffers, floatDiffers, SEGMENTS);
+    EXPECT_EQ(narumiDiffers, 0);
+    EXPECT_EQ(a.narumiTotal, b.narumiTotal);
+    EXPECT_EQ(a.narumiTotal, c.narumiTotal);
+}
+
+TEST_F(NarumiAccumulatorTest, OutOfRangeSumsAreFlaggedNeverWrapped) {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    // Each segment's terms, and whether the sum must be flagged; the range is [-2^20, 2^20) = [-1048576, 1048576).
+    struct Case {
+        std::vector<float> terms;
+        bool flagged;
+    };
+    std::vector<Case> cases = {
+        {{2e6f}, true},
+        {{-2e6f}, true},
+        {std::vector<float>(1100, 1000.0f), true},     // grows past 2^20 term by term
+        {std::vector<float>(1048, 1000.0f), false},    // 1,048,000: just inside
+        {{1e6f, 1e5f, -1e5f}, true},                   // back inside at the end, but it left the range: sticky
+        {{nan}, true},
+        {{inf}, true},
+        {{-1048576.0f}, false},                        // the lowest representable value, -2^20
+        {{1048575.75f}, false},                        // the highest, 2^20 - HI_UNIT
+        {{1048576.0f}, true},                          // 2^20
+        {{3.5f, -1.25f, 1e-3f}, false},
+    };
+    int length = 0;
+    for (const Case& c : cases)
+        length = std::max(length, (int) c.terms.size());
+    int numSegments = cases.size();
+    std::vector<float> values((size_t) length * numSegments, 0.0f);
+    for (int s = 0; s < numSegments; s++)
+        for (size_t i = 0; i < cases[s].terms.size(); i++)
+            term(values, numSegments, i, s) = cases[s].terms[i];
+
+    SegmentSums sums;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, length, numSegments, sums));
+    long long inRangeUnits = 0;
+    for (int s = 0; s < numSegments; s++) {
+        EXPECT_EQ(narumiOutOfRange(sums.narumi[s]), cases[s].flagged) << "segment " << s;
+        if (!cases[s].flagged) {
+            long long units = 0;
+            for (float y : cases[s].terms)
+                units += narumiTermUnits(y);
+            EXPECT_EQ(narumiToFixedPoint(sums.narumi[s]), units * (1LL << NARUMI_FIXED_POINT_SHIFT)) << "segment " << s;
+            inRangeUnits += units;
+        }
+    }
+    EXPECT_EQ(sums.outOfRangeFlag, 1);
+    EXPECT_EQ(sums.narumiTotal, inRangeUnits * (1LL << NARUMI_FIXED_POINT_SHIFT)) << "flagged sums must not be merged";
+}
+
+TEST_F(NarumiAccumulatorTest, ConversionToOpenMMFixedPointIsExact) {
+    const float unit = (float) NARUMI_LOW_UNIT;
+    std::vector<float> singles = {0.0f, unit, -unit, 1.5f * unit, -1.5f * unit, 1e-9f, -1e-9f, 1.0f / 3, -1.0f / 3, 0.125f, -0.125f,
+                                  0.375f, 3.14159265f, 100000.33f, -123456.789f, 1048575.75f, -1048576.0f};
+    int numSegments = singles.size();
+    SegmentSums sums;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(singles, 1, numSegments, sums));
+    for (int s = 0; s < numSegments; s++) {
+        const NarumiAccumulator& sum = sums.narumi[s];
+        long long expected = narumiTermUnits(singles[s]) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+        ASSERT_FALSE(narumiOutOfRange(sum)) << singles[s];
+        EXPECT_EQ(narumiToFixedPoint(sum), expected) << singles[s];
+        // OpenMM's realToFixedPoint on the double value gives the same integer: no bits are lost on the way.
+        EXPECT_EQ((long long) (narumiToDouble(sum) * 0x100000000), expected) << singles[s];
+        // A term loses less than one 2^-27 unit, and a term already on that grid nothing.
+        double scaled = (double) singles[s] * LOW_UNITS_PER_ONE;
+        EXPECT_LT(std::fabs(narumiToDouble(sum) - singles[s]), NARUMI_LOW_UNIT) << singles[s];
+        if (scaled == std::trunc(scaled))
+            EXPECT_EQ(narumiToDouble(sum), singles[s]) << singles[s];
+    }
+}
+
+TEST_F(NarumiAccumulatorTest, LowWordSurvivesTheLargestResiduals) {
+    // Terms just below/above HI_UNIT/2 leave residuals of nearly +-HI_UNIT/2 = 2^24 units of lo, every time.
+    // After a carry lo can be 2^25 - 64; the paper's 128 more such terms would then exceed INT_MAX, our 64 cannot.
+    const int residualUnits = (1 << 24) - 1;
+    EXPECT_GT((1LL << 25) - 64 + 128LL * residualUnits, (long long) INT_MAX);
+    EXPECT_LT((1LL << 25) - 64 + (long long) NARUMI_CARRY_INTERVAL * residualUnits, (long long) INT_MAX);
+
+    const float below = std::nextafter(0.125f, 0.0f), above = std::nextafter(0.125f, 1.0f);
+    std::vector<float> worst = {below, -below, above, -above};
+    int length = 4096, numSegments = worst.size();
+    std::vector<float> values((size_t) length * numSegments);
+    for (int s = 0; s < numSegments; s++)
+        for (int i = 0; i < length; i++)
+            term(values, numSegments, i, s) = worst[s];
+    SegmentSums sums;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, length, numSegments, sums));
+    for (int s = 0; s < numSegments; s++) {
+        EXPECT_FALSE(narumiOutOfRange(sums.narumi[s]));
+        EXPECT_EQ(narumiToDouble(sums.narumi[s]), (double) length * worst[s]) << worst[s];  // on the grid: exact
+    }
+}
+
+} // namespace
