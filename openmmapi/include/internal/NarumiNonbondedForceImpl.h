@@ -19,8 +19,6 @@ public:
     const NarumiNonbondedForce& getOwner() const override {
         return owner;
     }
-    void updateContextState(OpenMM::ContextImpl& context, bool& forcesInvalid) override {
-    }
     double calcForcesAndEnergy(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy, int groups) override;
     std::map<std::string, double> getDefaultParameters() override {
         return {};
