@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds NarumiCudaCore and its GoogleTest suite on a GPU machine that has nvcc and CMake but neither OpenMM nor an
 # installed GoogleTest, runs the tests, and writes everything to $OUT/accumulator_test.log (./ without $OUT).
-# GoogleTest comes as sources: here, `cp -r /usr/src/googletest .deps/` (.deps/ is in .git/info/exclude), then
-# carry ".deps" to the device machine.  Exits non-zero if the build or a test fails.
+# A quick loop for kernel work (compute-sanitizer, SASS dump); scripts/device_test.sh runs everything.
+# GoogleTest comes as sources: run scripts/prepare_device_carry.sh here, then carry ".deps" to the device machine.
+# Exits non-zero if the build or a test fails.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-.}
