@@ -68,9 +68,12 @@ void ReferenceCalcNarumiNonbondedForceKernel::copyParameters(const System& syste
     for (int i = 0; i < numParticles; i++)
         force.getParticleParameters(i, charges[i], sigmas[i], epsilons[i]);
     exceptions.clear();
+    bool noCoulomb = (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb);
     for (int i = 0; i < force.getNumExceptions(); i++) {
         Exception e;
         force.getExceptionParameters(i, e.particle1, e.particle2, e.chargeProd, e.sigma, e.epsilon);
+        if (noCoulomb)
+            e.chargeProd = 0; // NoCoulomb has no Coulomb term at all, exceptions included
         if (e.chargeProd != 0 || e.epsilon != 0)
             exceptions.push_back(e);
     }

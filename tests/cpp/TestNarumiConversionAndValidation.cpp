@@ -1,0 +1,335 @@
+// The NonbondedForce converter (createNarumiNonbondedForce, replaceNonbondedForces) and bad input: every error is an
+// OpenMMException, with the offending value in its message where there is one.
+
+#include "NarumiTestSystems.h"
+#include "NonbondedForceConversion.h"
+#include "openmm/HarmonicBondForce.h"
+#include <limits>
+
+using namespace NarumiPlugin;
+using namespace NarumiTest;
+using namespace OpenMM;
+using namespace std;
+
+namespace {
+
+using Narumi = NarumiNonbondedForce;
+
+const double NaN = numeric_limits<double>::quiet_NaN();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Converter
+
+/** A NonbondedForce for ts with every setting away from its default. */
+unique_ptr<NonbondedForce> nonDefaultNonbondedForce(const TestSystem& ts, NonbondedForce::NonbondedMethod method) {
+    NonbondedSettings settings;
+    settings.cutoff = 0.95;
+    settings.useSwitching = true;
+    settings.switchingDistance = 0.81;
+    settings.dispersionCorrection = false;
+    settings.reactionFieldDielectric = 20.5;
+    settings.exceptionsUsePeriodic = true;
+    unique_ptr<NonbondedForce> force(makeNonbondedForce(ts, settings));
+    force->setNonbondedMethod(method);
+    force->setForceGroup(5);
+    return force;
+}
+
+TEST(Converter, CopiesEverySettingParticleAndException) {
+    TestSystem solvated = solvatedMolecule(cubicBox(2.0), Vec3(0.5, 1, 1), 11);
+    const pair<NonbondedForce::NonbondedMethod, Narumi::NonbondedMethod> methods[] = {
+        {NonbondedForce::NoCutoff, Narumi::NoCutoff},
+        {NonbondedForce::CutoffNonPeriodic, Narumi::CutoffNonPeriodic},
+        {NonbondedForce::CutoffPeriodic, Narumi::CutoffPeriodic}};
+    for (const auto& method : methods) {
+        SCOPED_TRACE("method " + to_string(method.first));
+        unique_ptr<NonbondedForce> source = nonDefaultNonbondedForce(solvated, method.first);
+        unique_ptr<Narumi> force(createNarumiNonbondedForce(*source));
+        EXPECT_EQ(force->getNonbondedMethod(), method.second);
+        EXPECT_EQ(force->getElectrostaticsMethod(), Narumi::ReactionField);
+        EXPECT_EQ(force->getCutoffDistance(), source->getCutoffDistance());
+        EXPECT_EQ(force->getReactionFieldDielectric(), source->getReactionFieldDielectric());
+        EXPECT_EQ(force->getUseSwitchingFunction(), source->getUseSwitchingFunction());
+        EXPECT_EQ(force->getSwitchingDistance(), source->getSwitchingDistance());
+        EXPECT_EQ(force->getUseDispersionCorrection(), source->getUseDispersionCorrection());
+        EXPECT_EQ(force->getExceptionsUsePeriodicBoundaryConditions(), source->getExceptionsUsePeriodicBoundaryConditions());
+        EXPECT_EQ(force->getForceGroup(), source->getForceGroup());
+        EXPECT_EQ(force->usesPeriodicBoundaryConditions(), source->usesPeriodicBoundaryConditions());
+        ASSERT_EQ(force->getNumParticles(), source->getNumParticles());
+        for (int i = 0; i < source->getNumParticles(); i++) {
+            double q1, s1, e1, q2, s2, e2;
+            force->getParticleParameters(i, q1, s1, e1);
+            source->getParticleParameters(i, q2, s2, e2);
+            ASSERT_EQ(make_tuple(q1, s1, e1), make_tuple(q2, s2, e2)) << "particle " << i;
+        }
+        ASSERT_EQ(force->getNumExceptions(), source->getNumExceptions());
+        for (int i = 0; i < source->getNumExceptions(); i++) {
+            int a1, b1, a2, b2;
+            double q1, s1, e1, q2, s2, e2;
+            force->getExceptionParameters(i, a1, b1, q1, s1, e1);
+            source->getExceptionParameters(i, a2, b2, q2, s2, e2);
+            ASSERT_EQ(make_tuple(a1, b1, q1, s1, e1), make_tuple(a2, b2, q2, s2, e2)) << "exception " << i;
+        }
+    }
+}
+
+TEST(Converter, ConvertedSystemGivesTheNonbondedForceEnergy) {
+    TestSystem solvated = solvatedMolecule(cubicBox(2.0), Vec3(0.5, 1, 1), 11);
+    auto system = makeSystem(solvated, {nonDefaultNonbondedForce(solvated, NonbondedForce::CutoffPeriodic).release()});
+    EnergyAndForces expected = evaluate(*system, solvated.positions, "Reference");
+    EXPECT_EQ(replaceNonbondedForces(*system), 1);
+    ASSERT_NE(dynamic_cast<Narumi*>(&system->getForce(0)), nullptr);
+    EXPECT_TRUE(agree(evaluate(*system, solvated.positions, "Reference"), expected));
+}
+
+/** A System of two particles with the given NonbondedForces (first a cutoff one, then one of method) and a bond. */
+unique_ptr<System> systemWithTwoNonbondedForces(NonbondedForce::NonbondedMethod secondMethod) {
+    unique_ptr<System> system(new System());
+    system->addParticle(1.0);
+    system->addParticle(1.0);
+    for (NonbondedForce::NonbondedMethod method : {NonbondedForce::CutoffPeriodic, secondMethod}) {
+        auto force = new NonbondedForce();
+        force->addParticle(0.1, 0.3, 0.2);
+        force->addParticle(-0.1, 0.3, 0.2);
+        force->setNonbondedMethod(method);
+        force->setForceGroup(system->getNumForces() + 1);
+        system->addForce(force);
+    }
+    auto bonds = new HarmonicBondForce();
+    bonds->addBond(0, 1, 0.2, 1000);
+    system->addForce(bonds);
+    return system;
+}
+
+TEST(Converter, ReplaceNonbondedForcesReplacesEveryOne) {
+    unique_ptr<System> system = systemWithTwoNonbondedForces(NonbondedForce::NoCutoff);
+    const Force* bonds = &system->getForce(2);
+    EXPECT_EQ(replaceNonbondedForces(*system), 2);
+    ASSERT_EQ(system->getNumForces(), 3);
+    vector<int> narumiGroups;
+    for (int i = 0; i < system->getNumForces(); i++) {
+        const Force& force = system->getForce(i);
+        EXPECT_EQ(dynamic_cast<const NonbondedForce*>(&force), nullptr) << "force " << i << " was not replaced";
+        if (dynamic_cast<const Narumi*>(&force) != nullptr)
+            narumiGroups.push_back(force.getForceGroup());
+        else
+            EXPECT_EQ(&force, bonds);
+    }
+    EXPECT_EQ(narumiGroups, (vector<int>{1, 2}));
+}
+
+TEST(Converter, RefusesEwaldMethodsNamingThem) {
+    const pair<NonbondedForce::NonbondedMethod, string> refused[] = {
+        {NonbondedForce::Ewald, "Ewald"}, {NonbondedForce::PME, "PME"}, {NonbondedForce::LJPME, "LJPME"}};
+    for (const auto& method : refused) {
+        NonbondedForce force;
+        force.addParticle(0.1, 0.3, 0.2);
+        force.setNonbondedMethod(method.first);
+        EXPECT_OPENMM_EXCEPTION_CONTAINING(createNarumiNonbondedForce(force), "uses " + method.second + ":");
+    }
+}
+
+TEST(Converter, LeavesTheSystemUnchangedWhenANonbondedForceIsRefused) {
+    for (auto method : {NonbondedForce::Ewald, NonbondedForce::PME, NonbondedForce::LJPME}) {
+        unique_ptr<System> system = systemWithTwoNonbondedForces(method);
+        vector<const Force*> before;
+        for (int i = 0; i < system->getNumForces(); i++)
+            before.push_back(&system->getForce(i));
+        EXPECT_THROW(replaceNonbondedForces(*system), OpenMMException);
+        ASSERT_EQ(system->getNumForces(), (int) before.size());
+        for (int i = 0; i < system->getNumForces(); i++)
+            EXPECT_EQ(&system->getForce(i), before[i]) << "force " << i;
+        EXPECT_EQ(dynamic_cast<const NonbondedForce&>(system->getForce(1)).getNonbondedMethod(), method);
+    }
+}
+
+TEST(Converter, RefusesGlobalParametersAndParameterOffsets) {
+    NonbondedForce withOffset;
+    withOffset.addParticle(0.1, 0.3, 0.2);
+    withOffset.addGlobalParameter("lambda", 1.0);
+    withOffset.addParticleParameterOffset("lambda", 0, 0.1, 0, 0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createNarumiNonbondedForce(withOffset), "global parameters");
+    NonbondedForce withGlobal;
+    withGlobal.addGlobalParameter("lambda", 1.0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createNarumiNonbondedForce(withGlobal), "global parameters");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bad input to the force's API
+
+Narumi twoParticleForce() {
+    Narumi force;
+    force.addParticle(0.1, 0.3, 0.2);
+    force.addParticle(-0.1, 0.3, 0.2);
+    return force;
+}
+
+TEST(Validation, ParticleIndexOutOfRangeThrowsNamingIt) {
+    Narumi force = twoParticleForce();
+    double charge, sigma, epsilon;
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.getParticleParameters(2, charge, sigma, epsilon), "index 2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.getParticleParameters(-1, charge, sigma, epsilon), "index -1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(7, 0.1, 0.3, 0.2), "index 7");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(-3, 0.1, 0.3, 0.2), "index -3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.createExceptionsFromBonds({{0, 5}}, 0.8333, 0.5), "index 5");
+}
+
+TEST(Validation, ExceptionIndexOutOfRangeThrowsNamingIt) {
+    Narumi force = twoParticleForce();
+    force.addException(0, 1, 0, 1, 0);
+    int p1, p2;
+    double chargeProd, sigma, epsilon;
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.getExceptionParameters(1, p1, p2, chargeProd, sigma, epsilon), "index 1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setExceptionParameters(-1, 0, 1, 0, 1, 0), "index -1");
+}
+
+TEST(Validation, NegativeOrNonFiniteParametersThrowNamingThem) {
+    Narumi force = twoParticleForce();
+    const double infinity = numeric_limits<double>::infinity();
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(0.1, -0.3, 0.2), "-0.3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(0.1, 0.3, -0.25), "-0.25");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(NaN, 0.3, 0.2), "charge must be finite, got nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(0.1, NaN, 0.2), "sigma must be finite, got nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(0.1, 0.3, NaN), "epsilon must be finite, got nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addParticle(infinity, 0.3, 0.2), "inf");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(1, 0.1, -0.35, 0.2), "-0.35");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(1, 0.1, 0.3, -1.5), "-1.5");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(1, NaN, 0.3, 0.2), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(1, 0.1, NaN, 0.2), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleParameters(1, 0.1, 0.3, NaN), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(0, 1, 0.0, -0.3, 0.1), "-0.3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(0, 1, 0.0, 0.3, -0.1), "-0.1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(0, 1, NaN, 0.3, 0.1), "nan");
+    EXPECT_EQ(force.getNumParticles(), 2) << "a refused particle was added";
+    EXPECT_EQ(force.getNumExceptions(), 0) << "a refused exception was added";
+    force.addException(0, 1, 0.0, 0.3, 0.1);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setExceptionParameters(0, 0, 1, 0.0, NaN, 0.1), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setExceptionParameters(0, 0, 1, 0.0, 0.3, -2.5), "-2.5");
+}
+
+TEST(Validation, IllegalSettingsThrowNamingThem) {
+    Narumi force;
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCutoffDistance(0.0), "got 0");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCutoffDistance(-2.5), "-2.5");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCutoffDistance(NaN), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setReactionFieldDielectric(-1.5), "-1.5");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setSwitchingDistance(NaN), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setNonbondedMethod((Narumi::NonbondedMethod) 4), "method 4");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setElectrostaticsMethod((Narumi::ElectrostaticsMethod) 3), "method 3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 4), "method 4");
+    EXPECT_EQ(force.getCutoffDistance(), 1.0) << "a refused value was kept";
+    EXPECT_EQ(force.getNonbondedMethod(), Narumi::NoCutoff) << "a refused value was kept";
+}
+
+TEST(Validation, DuplicateOrDegenerateExceptionsThrow) {
+    Narumi force = twoParticleForce();
+    force.addParticle(0.0, 0.3, 0.2);
+    force.addException(0, 1, 0, 1, 0);
+    force.addException(1, 2, 0, 1, 0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(1, 0, 0.01, 0.3, 0.1), "already an exception for particles 1 and 0");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setExceptionParameters(1, 0, 1, 0, 1, 0), "already an exception for particles 0 and 1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(2, 2, 0, 1, 0), "two different particles");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addException(-4, 2, 0, 1, 0), "-4");
+    EXPECT_EQ(force.getNumExceptions(), 2);
+    // replace = true overwrites the existing exception instead.
+    EXPECT_EQ(force.addException(1, 0, 0.01, 0.3, 0.1, true), 0);
+    EXPECT_EQ(force.getNumExceptions(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bad input found when a Context is created or evaluated
+
+/** Creates (and destroys) a Reference Context for force in a System of the given particles and cubic box. */
+void createContext(Narumi* force, int particles = 2, double boxEdge = 3.0) {
+    System system;
+    for (int i = 0; i < particles; i++)
+        system.addParticle(1.0);
+    system.setDefaultPeriodicBoxVectors(Vec3(boxEdge, 0, 0), Vec3(0, boxEdge, 0), Vec3(0, 0, boxEdge));
+    system.addForce(force);
+    VerletIntegrator integrator(0.001);
+    Context context(system, integrator, getPlatform("Reference"));
+}
+
+Narumi* newTwoParticleForce() {
+    return new Narumi(twoParticleForce());
+}
+
+TEST(Validation, ContextCreationRefusesExceptionsWithParticlesOutOfRange) {
+    Narumi* force = newTwoParticleForce();
+    force->addException(0, 7, 0, 1, 0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(force), "illegal particle index 7 in exception 0");
+}
+
+TEST(Validation, ContextCreationRefusesAParticleCountMismatch) {
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(newTwoParticleForce(), 3), "it has 2, the System has 3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(newTwoParticleForce(), 1), "it has 2, the System has 1");
+}
+
+TEST(Validation, ContextCreationRefusesASwitchingDistanceOutsideTheCutoff) {
+    for (double switchingDistance : {1.2, 1.0, -0.5}) {
+        Narumi* force = newTwoParticleForce();
+        force->setNonbondedMethod(Narumi::CutoffNonPeriodic);
+        force->setUseSwitchingFunction(true);
+        force->setSwitchingDistance(switchingDistance);
+        stringstream expected;
+        expected << "r_switch = " << switchingDistance << " nm";
+        EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(force), expected.str());
+    }
+}
+
+TEST(Validation, ContextCreationRefusesACutoffLargerThanHalfTheBox) {
+    Narumi* force = newTwoParticleForce();
+    force->setNonbondedMethod(Narumi::CutoffPeriodic);
+    force->setCutoffDistance(1.6);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(force, 2, 3.0), "cutoff distance (1.6 nm) cannot be larger than half");
+    // Half the box exactly is allowed, and a non-periodic cutoff ignores the box.
+    Narumi* halfBox = newTwoParticleForce();
+    halfBox->setNonbondedMethod(Narumi::CutoffPeriodic);
+    halfBox->setCutoffDistance(1.5);
+    EXPECT_NO_THROW(createContext(halfBox, 2, 3.0));
+    Narumi* nonPeriodic = newTwoParticleForce();
+    nonPeriodic->setNonbondedMethod(Narumi::CutoffNonPeriodic);
+    nonPeriodic->setCutoffDistance(1.6);
+    EXPECT_NO_THROW(createContext(nonPeriodic, 2, 3.0));
+}
+
+TEST(Validation, TriclinicBoxUsesItsShortestWidth) {
+    System system;
+    system.addParticle(1.0);
+    system.setDefaultPeriodicBoxVectors(Vec3(3, 0, 0), Vec3(1, 2.8, 0), Vec3(-1, 1, 2.7));
+    Narumi* force = new Narumi();
+    force->addParticle(0, 0.3, 0.2);
+    force->setNonbondedMethod(Narumi::CutoffPeriodic);
+    force->setCutoffDistance(1.36);
+    system.addForce(force);
+    VerletIntegrator integrator(0.001);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(Context(system, integrator, getPlatform("Reference")), "(2.7 nm)");
+}
+
+TEST(Validation, ShrinkingTheBoxBelowTwiceTheCutoffThrowsWhenEvaluated) {
+    TestSystem water = waterBox(cubicBox(2.2), 9);
+    NonbondedSettings settings;
+    settings.cutoff = 1.0;
+    auto system = makeSystem(water, {makeNarumiForce(water, settings)});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, getPlatform("Reference"));
+    context.setPositions(water.positions);
+    double energy = context.getState(State::Energy).getPotentialEnergy();
+    context.setPeriodicBoxVectors(Vec3(1.9, 0, 0), Vec3(0, 1.9, 0), Vec3(0, 0, 1.9));
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(context.getState(State::Energy), "half the shortest periodic box width (1.9 nm)");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(context.getState(State::Forces), "half the shortest periodic box width (1.9 nm)");
+    // The original box works again.
+    context.setPeriodicBoxVectors(water.box[0], water.box[1], water.box[2]);
+    EXPECT_EQ(context.getState(State::Energy).getPotentialEnergy(), energy);
+}
+
+TEST(Validation, NonFinitePositionsThrowNamingTheParticle) {
+    TestSystem water = waterBox(cubicBox(1.5), 10);
+    NonbondedSettings settings;
+    settings.method = Narumi::NoCutoff;
+    auto system = makeSystem(water, {makeNarumiForce(water, settings)});
+    water.positions[4][1] = NaN;
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(evaluate(*system, water.positions, "Reference"), "particle 4");
+}
+
+} // namespace

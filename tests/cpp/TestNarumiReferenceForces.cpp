@@ -1,0 +1,478 @@
+// NarumiNonbondedForce on this plugin's Reference and CPU kernels against OpenMM's own forces on the Reference
+// platform (double precision): NonbondedForce for reaction field, plain Coulomb, cutoffs, switching, the dispersion
+// correction and exceptions; CustomNonbondedForce + CustomBondForce for Shifted electrostatics; a brute-force
+// direct sum where OpenMM's Reference platform is unreliable; and central differences of the energy.
+
+#include "NarumiTestSystems.h"
+#include "openmm/CustomBondForce.h"
+#include "openmm/CustomExternalForce.h"
+#include "openmm/CustomNonbondedForce.h"
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace NarumiPlugin;
+using namespace NarumiTest;
+using namespace OpenMM;
+using namespace std;
+
+namespace {
+
+using Narumi = NarumiNonbondedForce;
+
+/** Tests run once with our force on the Reference platform and once on the CPU platform (skipped where absent). */
+class OnEachPlatform : public ::testing::TestWithParam<string> {
+protected:
+    void SetUp() override {
+        try {
+            getPlatform(platformName());
+        } catch (const OpenMMException&) {
+            GTEST_SKIP() << "no " << platformName() << " platform on this machine";
+        }
+    }
+    const string& platformName() const {
+        return GetParam();
+    }
+    EnergyAndForces evaluateHere(const System& system, const vector<Vec3>& positions) const {
+        return evaluate(system, positions, platformName());
+    }
+    /** Our force on the platform under test against NonbondedForce on the Reference platform, both from ts and settings. */
+    void expectMatchesNonbondedForce(const TestSystem& ts, const NonbondedSettings& settings,
+                                     Narumi::ElectrostaticsMethod electrostatics = Narumi::ReactionField) const {
+        SCOPED_TRACE(settings.describe() + ", electrostatics " + to_string(electrostatics));
+        auto oracle = makeSystem(ts, {makeNonbondedForce(ts, settings)});
+        auto narumi = makeSystem(ts, {makeNarumiForce(ts, settings, electrostatics)});
+        EXPECT_TRUE(agree(evaluateHere(*narumi, ts.positions), evaluate(*oracle, ts.positions, "Reference")));
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Platforms, OnEachPlatform, ::testing::Values("Reference", "CPU"));
+
+NonbondedSettings periodic(double cutoff, double switchingDistance = -1, bool dispersionCorrection = false) {
+    NonbondedSettings settings;
+    settings.method = Narumi::CutoffPeriodic;
+    settings.cutoff = cutoff;
+    settings.useSwitching = (switchingDistance > 0);
+    settings.switchingDistance = switchingDistance;
+    settings.dispersionCorrection = dispersionCorrection;
+    return settings;
+}
+
+NonbondedSettings withMethod(NonbondedSettings settings, Narumi::NonbondedMethod method) {
+    settings.method = method;
+    return settings;
+}
+
+/** About 1300 waters (3975 atoms) in a 3.41 nm cube. */
+TestSystem largeWaterBox() {
+    return waterBox(cubicBox(3.41), 1);
+}
+
+/** ringWithChain() inside a 2.6 nm cube of water (about 1700 atoms). */
+TestSystem solvatedMoleculeInCube() {
+    return solvatedMolecule(cubicBox(2.6), Vec3(0.7, 1.3, 1.3), 3);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Against NonbondedForce
+
+TEST_P(OnEachPlatform, WaterBoxWithCutoffPeriodicMatchesNonbondedForce) {
+    TestSystem water = largeWaterBox();
+    for (double switchingDistance : {-1.0, 0.8, 0.9})
+        for (bool dispersionCorrection : {false, true})
+            expectMatchesNonbondedForce(water, periodic(1.0, switchingDistance, dispersionCorrection));
+}
+
+TEST_P(OnEachPlatform, WaterBoxWithoutPeriodicityMatchesNonbondedForce) {
+    TestSystem water = largeWaterBox();
+    // With NoCutoff both electrostatics methods are plain Coulomb.
+    NonbondedSettings noCutoff = withMethod(NonbondedSettings(), Narumi::NoCutoff);
+    expectMatchesNonbondedForce(water, noCutoff, Narumi::ReactionField);
+    expectMatchesNonbondedForce(water, noCutoff, Narumi::Shifted);
+    // Neither force applies the dispersion correction without periodicity.
+    expectMatchesNonbondedForce(water, withMethod(periodic(1.0), Narumi::CutoffNonPeriodic));
+    expectMatchesNonbondedForce(water, withMethod(periodic(1.0, 0.9, true), Narumi::CutoffNonPeriodic));
+}
+
+TEST_P(OnEachPlatform, ChargedLJFluidMatchesNonbondedForce) {
+    TestSystem fluid = chargedLJFluid(1000, 3.2, 2);
+    NonbondedSettings lowDielectric = periodic(1.2, 1.0, true);
+    lowDielectric.reactionFieldDielectric = 40;
+    expectMatchesNonbondedForce(fluid, lowDielectric);
+    expectMatchesNonbondedForce(fluid, periodic(1.0));
+    expectMatchesNonbondedForce(fluid, withMethod(periodic(1.2), Narumi::CutoffNonPeriodic));
+    expectMatchesNonbondedForce(fluid, withMethod(periodic(1.2), Narumi::NoCutoff));
+}
+
+TEST_P(OnEachPlatform, SolvatedMoleculeWithOneFourPairsMatchesNonbondedForce) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    expectMatchesNonbondedForce(solvated, periodic(0.9, 0.75, true));
+    expectMatchesNonbondedForce(solvated, withMethod(periodic(0.9), Narumi::CutoffNonPeriodic));
+    expectMatchesNonbondedForce(solvated, withMethod(periodic(0.9), Narumi::NoCutoff));
+}
+
+/** (min, max) particle pair -> (chargeProd, sigma, epsilon) of every exception of force. */
+template <class Force>
+map<pair<int, int>, array<double, 3> > exceptionsByPair(const Force& force) {
+    map<pair<int, int>, array<double, 3> > byPair;
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        byPair[{min(p1, p2), max(p1, p2)}] = {chargeProd, sigma, epsilon};
+    }
+    return byPair;
+}
+
+TEST(CreateExceptionsFromBonds, GivesNonbondedForceExceptions) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    unique_ptr<NonbondedForce> expected(makeNonbondedForce(solvated, NonbondedSettings()));
+    unique_ptr<Narumi> actual(makeNarumiForce(solvated, NonbondedSettings()));
+    auto expectedExceptions = exceptionsByPair(*expected), actualExceptions = exceptionsByPair(*actual);
+    ASSERT_EQ(actual->getNumExceptions(), expected->getNumExceptions());
+    ASSERT_EQ(actualExceptions.size(), expectedExceptions.size());
+    int oneFourPairs = 0;
+    for (const auto& pairAndParameters : expectedExceptions) {
+        const auto& pair = pairAndParameters.first;
+        SCOPED_TRACE("pair " + to_string(pair.first) + "-" + to_string(pair.second));
+        ASSERT_EQ(actualExceptions.count(pair), 1u);
+        for (int k = 0; k < 3; k++)
+            EXPECT_DOUBLE_EQ(actualExceptions[pair][k], pairAndParameters.second[k]);
+        oneFourPairs += (pairAndParameters.second[2] != 0);
+    }
+    // The molecule gives 1-4 pairs; pairs 0-2 and 0-3 of the five-membered ring are 1-3 one way round and 1-4 the
+    // other, and must be excluded.
+    EXPECT_GT(oneFourPairs, 10);
+    for (auto ringPair : {make_pair(0, 2), make_pair(0, 3)})
+        EXPECT_EQ(actualExceptions[ringPair], (array<double, 3>{0.0, 1.0, 0.0}));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Triclinic boxes
+
+/** OpenMM's reduced form; perpendicular widths 2.55, 2.63 and 2.7 nm. */
+Box skewedBox() {
+    return {Vec3(3, 0, 0), Vec3(1, 2.8, 0), Vec3(-1, 1, 2.7)};
+}
+
+TEST_P(OnEachPlatform, TriclinicWaterBoxMatchesNonbondedForce) {
+    TestSystem water = waterBox(skewedBox(), 4);
+    expectMatchesNonbondedForce(water, periodic(1.0));
+    expectMatchesNonbondedForce(water, periodic(1.2, 0.9, true));
+}
+
+TEST_P(OnEachPlatform, MoleculeSplitByTriclinicBoundaryMatchesNonbondedForce) {
+    // The chain runs along +x from x = 2.3 and crosses the face at x = 3: wrapping atoms one by one splits it.
+    TestSystem whole = solvatedMolecule(skewedBox(), Vec3(2.3, 1.4, 1.35), 5);
+    TestSystem split = whole;
+    for (Vec3& p : split.positions)
+        p = wrapIntoBox(p, split.box);
+    unique_ptr<Narumi> wholeForce(makeNarumiForce(whole, NonbondedSettings()));
+    bool splitOneFourPair = false;
+    for (const auto& exception : exceptionsByPair(*wholeForce)) {
+        Vec3 d = split.positions[exception.first.second] - split.positions[exception.first.first];
+        splitOneFourPair |= (exception.second[2] != 0 && sqrt(d.dot(d)) > 1.0);
+    }
+    ASSERT_TRUE(splitOneFourPair) << "the molecule does not straddle the boundary";
+
+    NonbondedSettings settings = periodic(1.0, 0.85, true);
+    for (bool exceptionsUsePeriodic : {false, true}) {
+        settings.exceptionsUsePeriodic = exceptionsUsePeriodic;
+        expectMatchesNonbondedForce(split, settings);
+    }
+    // With periodic exceptions the split molecule has the energy of the whole one.
+    settings.exceptionsUsePeriodic = true;
+    auto system = makeSystem(split, {makeNarumiForce(split, settings)});
+    double wholeEnergy = evaluateHere(*system, whole.positions).energy;
+    EXPECT_NEAR(evaluateHere(*system, split.positions).energy, wholeEnergy, 1e-10 * fabs(wholeEnergy));
+}
+
+/**
+ * Reaction-field + Lennard-Jones energy and forces summed over every pair, each at its true minimum image (the
+ * nearest of the 27 images around the reduced displacement), and every nonzero exception as plain Coulomb + LJ.
+ */
+EnergyAndForces directSum(const TestSystem& ts, const Narumi& force) {
+    double rc = force.getCutoffDistance(), eps = force.getReactionFieldDielectric();
+    double krf = (eps - 1) / ((2 * eps + 1) * rc * rc * rc), crf = 3 * eps / ((2 * eps + 1) * rc);
+    auto exceptions = exceptionsByPair(force);
+    EnergyAndForces result{0.0, vector<Vec3>(ts.size())};
+    auto addPair = [&](int i, int j, const Vec3& delta, double energy, double dEdr) {
+        double r = sqrt(delta.dot(delta));
+        result.energy += energy;
+        result.forces[i] += delta * (dEdr / r);
+        result.forces[j] -= delta * (dEdr / r);
+    };
+    for (int i = 0; i < ts.size(); i++)
+        for (int j = i + 1; j < ts.size(); j++) {
+            if (exceptions.count({i, j}))
+                continue;
+            Vec3 reduced = minimumImage(ts.positions[j] - ts.positions[i], ts.box), delta = reduced;
+            for (int a = -1; a <= 1; a++)
+                for (int b = -1; b <= 1; b++)
+                    for (int c = -1; c <= 1; c++) {
+                        Vec3 image = reduced + ts.box[0] * a + ts.box[1] * b + ts.box[2] * c;
+                        if (image.dot(image) < delta.dot(delta))
+                            delta = image;
+                    }
+            double r = sqrt(delta.dot(delta));
+            if (r >= rc)
+                continue;
+            double kq = COULOMB_CONSTANT * ts.charges[i] * ts.charges[j];
+            double sigma = 0.5 * (ts.sigmas[i] + ts.sigmas[j]), epsilon = sqrt(ts.epsilons[i] * ts.epsilons[j]);
+            double sr6 = pow(sigma / r, 6);
+            addPair(i, j, delta, kq * (1 / r + krf * r * r - crf) + 4 * epsilon * (sr6 * sr6 - sr6),
+                    kq * (-1 / (r * r) + 2 * krf * r) + 4 * epsilon * (6 * sr6 - 12 * sr6 * sr6) / r);
+        }
+    for (const auto& exception : exceptions) {
+        int i = exception.first.first, j = exception.first.second;
+        double chargeProd = exception.second[0], sigma = exception.second[1], epsilon = exception.second[2];
+        Vec3 delta = ts.positions[j] - ts.positions[i];
+        double r = sqrt(delta.dot(delta)), sr6 = pow(sigma / r, 6);
+        if (chargeProd != 0 || epsilon != 0)
+            addPair(i, j, delta, COULOMB_CONSTANT * chargeProd / r + 4 * epsilon * (sr6 * sr6 - sr6),
+                    -COULOMB_CONSTANT * chargeProd / (r * r) + 4 * epsilon * (6 * sr6 - 12 * sr6 * sr6) / r);
+    }
+    return result;
+}
+
+TEST_P(OnEachPlatform, TruncatedOctahedronMatchesDirectSum) {
+    // OpenMM 8.6.1's Reference NonbondedForce misses interactions in this box with a 0.9 nm cutoff (it agrees with
+    // a 1.0 nm cutoff; OpenMM's CPU platform agrees with the direct sum in both), so the oracle here is a direct sum.
+    const double d = 3.0;
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    TestSystem water = waterBox(octahedron, 6);
+    NonbondedSettings settings = periodic(0.9);
+    Narumi* force = makeNarumiForce(water, settings);
+    auto system = makeSystem(water, {force});
+    EXPECT_TRUE(agree(evaluateHere(*system, water.positions), directSum(water, *force), 1e-9));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shifted electrostatics and NoCoulomb
+
+/**
+ * Shifted electrostatics written out with OpenMM's custom forces: a CustomNonbondedForce for the pairs (every
+ * exception pair excluded) and a CustomBondForce with plain Coulomb + LJ for the nonzero exceptions.
+ */
+unique_ptr<System> shiftedOracle(const TestSystem& ts, const NonbondedSettings& settings) {
+    stringstream coulomb;
+    coulomb.precision(17);
+    coulomb << COULOMB_CONSTANT;
+    auto pairs = new CustomNonbondedForce(coulomb.str() + "*q1*q2/r*(1-r^2/rc^2)^2 + 4*eps*((sig/r)^12-(sig/r)^6);"
+                                                           "sig=0.5*(sigma1+sigma2); eps=sqrt(epsilon1*epsilon2)");
+    pairs->addGlobalParameter("rc", settings.cutoff);
+    for (const char* name : {"q", "sigma", "epsilon"})
+        pairs->addPerParticleParameter(name);
+    for (int i = 0; i < ts.size(); i++)
+        pairs->addParticle({ts.charges[i], ts.sigmas[i], ts.epsilons[i]});
+    pairs->setNonbondedMethod(settings.method == Narumi::CutoffPeriodic ? CustomNonbondedForce::CutoffPeriodic
+                                                                        : CustomNonbondedForce::CutoffNonPeriodic);
+    pairs->setCutoffDistance(settings.cutoff);
+    auto exceptions = new CustomBondForce(coulomb.str() + "*chargeProd/r + 4*epsilon*((sigma/r)^12-(sigma/r)^6)");
+    for (const char* name : {"chargeProd", "sigma", "epsilon"})
+        exceptions->addPerBondParameter(name);
+    unique_ptr<NonbondedForce> exceptionSource(makeNonbondedForce(ts, settings));
+    for (const auto& exception : exceptionsByPair(*exceptionSource)) {
+        pairs->addExclusion(exception.first.first, exception.first.second);
+        if (exception.second[0] != 0 || exception.second[2] != 0)
+            exceptions->addBond(exception.first.first, exception.first.second,
+                                {exception.second[0], exception.second[1], exception.second[2]});
+    }
+    return makeSystem(ts, {pairs, exceptions});
+}
+
+TEST_P(OnEachPlatform, ShiftedElectrostaticsMatchCustomForces) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    // CustomNonbondedForce has no switching and no long-range correction by default: neither has ours here.
+    for (Narumi::NonbondedMethod method : {Narumi::CutoffPeriodic, Narumi::CutoffNonPeriodic}) {
+        NonbondedSettings settings = withMethod(periodic(1.0), method);
+        SCOPED_TRACE(settings.describe());
+        auto narumi = makeSystem(solvated, {makeNarumiForce(solvated, settings, Narumi::Shifted)});
+        EXPECT_TRUE(agree(evaluateHere(*narumi, solvated.positions), evaluate(*shiftedOracle(solvated, settings), solvated.positions, "Reference")));
+    }
+}
+
+TEST_P(OnEachPlatform, NoCoulombMatchesNonbondedForceWithoutCharges) {
+    // The solvated molecule has charged 1-4 exceptions: NoCoulomb must drop their Coulomb term too.
+    TestSystem charged = solvatedMoleculeInCube();
+    TestSystem uncharged = charged;
+    fill(uncharged.charges.begin(), uncharged.charges.end(), 0.0);
+    for (const NonbondedSettings& settings : {periodic(0.9, 0.75, true), withMethod(periodic(0.9), Narumi::NoCutoff)}) {
+        SCOPED_TRACE(settings.describe());
+        auto narumi = makeSystem(charged, {makeNarumiForce(charged, settings, Narumi::NoCoulomb)});
+        auto oracle = makeSystem(uncharged, {makeNonbondedForce(uncharged, settings)});
+        EXPECT_TRUE(agree(evaluateHere(*narumi, charged.positions), evaluate(*oracle, charged.positions, "Reference")));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Finite differences
+
+TEST_P(OnEachPlatform, ForcesAreMinusTheGradientOfTheEnergy) {
+    // Switching makes every cutoff method continuous in energy, so central differences apply.
+    TestSystem solvated = solvatedMolecule(cubicBox(2.2), Vec3(0.5, 1.1, 1.1), 7);
+    const int atoms[] = {0, 7, 14, 16, 17, 400};   // ring, chain, side atom, a water O and H, another water
+    const double step = 1e-5;
+    const pair<NonbondedSettings, Narumi::ElectrostaticsMethod> cases[] = {
+        {periodic(0.9, 0.75, true), Narumi::ReactionField},
+        {periodic(0.9, 0.75, true), Narumi::Shifted},
+        {periodic(0.9, 0.75, true), Narumi::NoCoulomb},
+        {withMethod(periodic(0.9, 0.75), Narumi::CutoffNonPeriodic), Narumi::Shifted},
+        {withMethod(periodic(0.9), Narumi::NoCutoff), Narumi::ReactionField}};
+    for (const auto& testCase : cases) {
+        SCOPED_TRACE(testCase.first.describe() + ", electrostatics " + to_string(testCase.second));
+        auto system = makeSystem(solvated, {makeNarumiForce(solvated, testCase.first, testCase.second)});
+        VerletIntegrator integrator(0.001);
+        Context context(*system, integrator, getPlatform(platformName()));
+        context.setPositions(solvated.positions);
+        vector<Vec3> forces = energyAndForces(context).forces;
+        for (int atom : atoms)
+            for (int axis = 0; axis < 3; axis++) {
+                vector<Vec3> displaced = solvated.positions;
+                displaced[atom][axis] += step;
+                context.setPositions(displaced);
+                double plus = context.getState(State::Energy).getPotentialEnergy();
+                displaced[atom][axis] -= 2 * step;
+                context.setPositions(displaced);
+                double minus = context.getState(State::Energy).getPotentialEnergy();
+                double numeric = -(plus - minus) / (2 * step);
+                EXPECT_NEAR(forces[atom][axis], numeric, 1e-5 * max(10.0, fabs(numeric))) << "atom " << atom << ", axis " << axis;
+            }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// updateParametersInContext
+
+TEST_P(OnEachPlatform, UpdateParametersInContextMatchesNonbondedForce) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    NonbondedSettings settings = periodic(1.0, 0.85, true); // the dispersion correction depends on the parameters
+    NonbondedForce* nonbonded = makeNonbondedForce(solvated, settings);
+    Narumi* narumi = makeNarumiForce(solvated, settings);
+    auto oracleSystem = makeSystem(solvated, {nonbonded}), narumiSystem = makeSystem(solvated, {narumi});
+    VerletIntegrator oracleIntegrator(0.001), narumiIntegrator(0.001);
+    Context oracle(*oracleSystem, oracleIntegrator, getPlatform("Reference"));
+    Context context(*narumiSystem, narumiIntegrator, getPlatform(platformName()));
+    oracle.setPositions(solvated.positions);
+    context.setPositions(solvated.positions);
+    double energyBefore = energyAndForces(context).energy;
+
+    // New parameters for molecule atoms and for a water (a new Lennard-Jones class), and rescaled 1-4 exceptions.
+    for (int i : {0, 3, 6, 11, 16, 17}) {
+        double charge = 0.4 - 0.1 * (i % 5), sigma = 0.28 + 0.01 * (i % 4), epsilon = 0.2 + 0.15 * (i % 3);
+        nonbonded->setParticleParameters(i, charge, sigma, epsilon);
+        narumi->setParticleParameters(i, charge, sigma, epsilon);
+    }
+    map<pair<int, int>, int> oracleIndex;
+    for (int i = 0; i < nonbonded->getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        oracleIndex[{min(p1, p2), max(p1, p2)}] = i;
+    }
+    int changedExceptions = 0;
+    for (int i = 0; i < narumi->getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        narumi->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (epsilon == 0)
+            continue;
+        narumi->setExceptionParameters(i, p1, p2, 1.5 * chargeProd, 1.1 * sigma, 0.5 * epsilon);
+        nonbonded->setExceptionParameters(oracleIndex.at({min(p1, p2), max(p1, p2)}), p1, p2, 1.5 * chargeProd, 1.1 * sigma, 0.5 * epsilon);
+        changedExceptions++;
+    }
+    ASSERT_GT(changedExceptions, 10);
+    nonbonded->updateParametersInContext(oracle);
+    narumi->updateParametersInContext(context);
+    EnergyAndForces updated = energyAndForces(context);
+    EXPECT_GT(fabs(updated.energy - energyBefore), 1.0) << "the update changed nothing";
+    EXPECT_TRUE(agree(updated, energyAndForces(oracle)));
+}
+
+TEST_P(OnEachPlatform, UpdateParametersInContextMayTurnAnExclusionIntoAnException) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    NonbondedSettings settings = periodic(1.0);
+    Narumi* narumi = makeNarumiForce(solvated, settings);
+    auto system = makeSystem(solvated, {narumi});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, getPlatform(platformName()));
+    context.setPositions(solvated.positions);
+    narumi->addException(0, 2, 0.05, 0.3, 0.4, true); // was a 1-3 exclusion in the ring
+    narumi->updateParametersInContext(context);
+    EXPECT_TRUE(agree(energyAndForces(context), evaluateHere(*system, solvated.positions), 1e-12));
+}
+
+TEST_P(OnEachPlatform, UpdateParametersInContextRefusesNewExceptionPairs) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    Narumi* narumi = makeNarumiForce(solvated, periodic(1.0));
+    auto system = makeSystem(solvated, {narumi});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, getPlatform(platformName()));
+    int p1, p2;
+    double chargeProd, sigma, epsilon;
+    narumi->getExceptionParameters(0, p1, p2, chargeProd, sigma, epsilon);
+    narumi->setExceptionParameters(0, p1, solvated.size() - 1, chargeProd, sigma, epsilon); // a pair with a far water
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(narumi->updateParametersInContext(context), "cannot change which pairs are exceptions");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Force groups, periodicity, determinism
+
+TEST_P(OnEachPlatform, ForceGroupsSelectTheForce) {
+    TestSystem water = waterBox(cubicBox(2.2), 8);
+    Narumi* narumi = makeNarumiForce(water, periodic(1.0));
+    narumi->setForceGroup(3);
+    auto external = new CustomExternalForce("0.5*x^2+y");
+    for (int i = 0; i < water.size(); i++)
+        external->addParticle(i);
+    auto both = makeSystem(water, {narumi, external});
+    auto narumiAlone = makeSystem(water, {makeNarumiForce(water, periodic(1.0))});
+    EnergyAndForces expected = evaluateHere(*narumiAlone, water.positions);
+
+    VerletIntegrator integrator(0.001);
+    Context context(*both, integrator, getPlatform(platformName()));
+    context.setPositions(water.positions);
+    EnergyAndForces group3 = energyAndForces(context, 1 << 3), group0 = energyAndForces(context, 1 << 0);
+    EnergyAndForces all = energyAndForces(context);
+    EXPECT_EQ(group3.energy, expected.energy);
+    EXPECT_EQ(group3.forces, expected.forces);
+    double externalEnergy = 0;
+    for (int i = 0; i < water.size(); i++) {
+        externalEnergy += 0.5 * water.positions[i][0] * water.positions[i][0] + water.positions[i][1];
+        for (int k = 0; k < 3; k++)
+            ASSERT_NEAR(group0.forces[i][k], Vec3(-water.positions[i][0], -1, 0)[k], 1e-12) << "particle " << i;
+    }
+    EXPECT_NEAR(group0.energy, externalEnergy, 1e-12 * fabs(externalEnergy));
+    EXPECT_NEAR(all.energy, group3.energy + group0.energy, 1e-12 * fabs(all.energy));
+}
+
+TEST(UsesPeriodicBoundaryConditions, OnlyForCutoffPeriodic) {
+    Narumi force;
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::CutoffNonPeriodic);
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::CutoffPeriodic);
+    EXPECT_TRUE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::NoCutoff);
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
+}
+
+TEST_P(OnEachPlatform, RepeatedEvaluationsAreBitwiseIdentical) {
+    TestSystem water = largeWaterBox();
+    auto system = makeSystem(water, {makeNarumiForce(water, periodic(1.0, 0.9, true))});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, getPlatform(platformName()));
+    context.setPositions(water.positions);
+    EnergyAndForces first = energyAndForces(context);
+    EnergyAndForces second = energyAndForces(context);
+    context.setPositions(water.positions);
+    EnergyAndForces afterSetPositions = energyAndForces(context);
+    for (const EnergyAndForces& again : {second, afterSetPositions}) {
+        EXPECT_EQ(again.energy, first.energy);
+        for (int i = 0; i < water.size(); i++)
+            for (int k = 0; k < 3; k++)
+                ASSERT_EQ(again.forces[i][k], first.forces[i][k]) << "particle " << i << ", component " << k;
+    }
+}
+
+} // namespace
