@@ -77,13 +77,20 @@ def test_xml_round_trip_keeps_every_field():
     assert copy_.getExceptionParameters(0) == force.getExceptionParameters(0)
 
 
-@pytest.mark.parametrize("xml", [
-    "<Force type=\"NarumiNonbondedForce\" version=\"1\"",                       # truncated
-    "<Force type=\"NarumiNonbondedForce\" version=\"1\"/>",                     # properties missing
-    "<Force type=\"NarumiNonbondedForce\" version=\"99\"/>",                    # unknown version
-])
-def test_malformed_xml_raises(xml):
-    with pytest.raises(Exception):
+def truncated_after_complete_lines():
+    """Serialized XML cut after its first Particle line.  Cuts inside a tag are not tested: OpenMM 8.6.1's own
+    XML reader then reads past the end of its input (valgrind), before any code of this plugin runs."""
+    lines = openmm.XmlSerializer.serialize(small_force()).splitlines()
+    return "\n".join(lines[:next(i for i, line in enumerate(lines) if "<Particle " in line) + 1])
+
+
+@pytest.mark.parametrize("xml, message", [
+    (truncated_after_complete_lines(), None),
+    ("<Force type=\"NarumiNonbondedForce\" version=\"1\"/>", "method"),   # properties missing
+    ("<Force type=\"NarumiNonbondedForce\" version=\"99\"/>", "99"),      # unknown version
+], ids=["truncated", "missing-properties", "unknown-version"])
+def test_malformed_xml_raises(xml, message):
+    with pytest.raises(openmm.OpenMMException, match=message):
         openmm.XmlSerializer.deserialize(xml)
 
 
