@@ -21,7 +21,7 @@ def data_dir(request):
     return request.config.getoption("--data-dir")
 
 
-def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_shape="cube", rigid=True):
+def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_shape="cube"):
     """TIP3P water from OpenMM's Modeller: returns (topology, positions, system)."""
     forcefield = app.ForceField("amber14/tip3p.xml")
     modeller = app.Modeller(app.Topology(), [])
@@ -33,7 +33,7 @@ def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_s
     }[box_shape]
     modeller.addSolvent(forcefield, boxVectors=[openmm.Vec3(*v) * unit.nanometer for v in box_vectors])
     system = forcefield.createSystem(modeller.topology, nonbondedMethod=nonbonded_method,
-                                     nonbondedCutoff=cutoff_nm * unit.nanometer, rigidWater=rigid)
+                                     nonbondedCutoff=cutoff_nm * unit.nanometer, rigidWater=True)
     return modeller.topology, modeller.positions, system
 
 
@@ -51,10 +51,8 @@ def isolate_in_group(system, selected, group=1):
         force.setForceGroup(group if selected(force) else 0)
 
 
-def energy_and_forces(system, positions, platform_name, group=None, box_vectors=None):
+def energy_and_forces(system, positions, platform_name, group=None):
     context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName(platform_name))
-    if box_vectors is not None:
-        context.setPeriodicBoxVectors(*box_vectors)
     context.setPositions(positions)
     kwargs = {} if group is None else {"groups": {group}}
     state = context.getState(getEnergy=True, getForces=True, **kwargs)
