@@ -91,6 +91,19 @@ __device__ inline void narumiAdd(NarumiAccumulator& a, float y) {
 }
 
 /**
+ * narumiAdd without its per-addition range check, for pair loops that call narumiCarry (which checks hi) after
+ * every few terms: a partial sum that leaves the range and stays out is still reported.  One that leaves and
+ * returns between two carries (|partial sum| >= 2^20 kJ/mol/nm mid-tile, i.e. a blown-up system) would only shift
+ * the rounding grid of those few terms by one binade; the saving is three integer instructions per term.
+ */
+__device__ inline void narumiAddUnchecked(NarumiAccumulator& a, float y) {
+    float sum = __fadd_rn(a.hi, y);
+    float residual = __fsub_rn(y, __fsub_rn(sum, a.hi));
+    a.hi = sum;
+    a.lo += __float2int_rz(__fmul_rn(residual, NARUMI_LOW_FACTOR));
+}
+
+/**
  * Normalize: move lo's top LOWER_SHIFT bits (a signed multiple of HI_UNIT) into hi, leaving 0 <= lo < 2^25
  * (Figure 8, lines 46-49).  Exact; afterwards (hi, lo) is the unique representation of the value.
  */

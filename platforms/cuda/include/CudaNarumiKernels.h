@@ -1,0 +1,54 @@
+#ifndef OPENMM_CUDA_NARUMI_KERNELS_H_
+#define OPENMM_CUDA_NARUMI_KERNELS_H_
+
+#include "NarumiKernels.h"
+#include "NarumiNonbondedLaunch.h"
+#include "openmm/cuda/CudaArray.h"
+#include "openmm/cuda/CudaContext.h"
+#include <cuda.h>
+#include <vector>
+
+namespace NarumiPlugin {
+
+/**
+ * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs, Narumi (or the other selected)
+ * accumulation, exclusions and exceptions corrected afterwards (src/NarumiNonbondedKernels.cu).  The host side owns
+ * the device memory and launch geometry; every entry point makes OpenMM's CUDA context current.
+ */
+class CudaCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
+public:
+    CudaCalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::CudaContext& cu)
+        : CalcNarumiNonbondedForceKernel(name, platform), cu(cu) {
+    }
+    ~CudaCalcNarumiNonbondedForceKernel();
+    void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
+    double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
+    void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) override;
+
+private:
+    class ForceInfo;
+    void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
+    void setBox(const OpenMM::Vec3* boxVectors);
+    void allocateTiles(int capacity);
+    /** Act on the status words of the last evaluation: grow the tile list, report errors.  wait: block for them. */
+    void checkStatus(bool wait);
+
+    OpenMM::CudaContext& cu;
+    ForceInfo* info = nullptr;
+    NarumiAccumulation method = NarumiAccumulation::Narumi;
+    NarumiNonbondedForce::NonbondedMethod nonbondedMethod = NarumiNonbondedForce::NoCutoff;
+    double cutoff = 0, dispersionCoefficient = 0;
+    std::vector<std::pair<int, int> > exceptionPairs;  // fixed at initialization, as in NonbondedForce
+    NarumiNonbondedData data = {};
+    OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
+    OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
+    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, tiles, cubStorage;
+    OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
+    NarumiStatusWords* pinnedStatus = nullptr;
+    CUevent statusReady = nullptr;
+    bool statusPending = false, tileListSized = false;
+};
+
+} // namespace NarumiPlugin
+
+#endif // OPENMM_CUDA_NARUMI_KERNELS_H_

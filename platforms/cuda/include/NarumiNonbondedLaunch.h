@@ -1,0 +1,30 @@
+#ifndef NARUMI_NONBONDED_LAUNCH_H_
+#define NARUMI_NONBONDED_LAUNCH_H_
+
+/** Host entry points of the nonbonded kernels (src/NarumiNonbondedKernels.cu), callable from plain C++. */
+
+#include "NarumiNonbondedTypes.h"
+#include <cuda_runtime_api.h>
+
+namespace NarumiPlugin {
+
+/** The kernels' accumulation methods; the values are NarumiNonbondedForce::AccumulationMethod's. */
+enum class NarumiAccumulation : int { Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3 };
+
+/** Bytes of temporary storage CUB needs to sort numAtoms keys and to scan numBlocks + 1 counts. */
+size_t narumiCubStorageBytes(int numAtoms, int numBlocks);
+
+/** Blocks that fill the current device once with the tile kernel (its grid). */
+int narumiTileKernelBlocks();
+
+/**
+ * Queue one evaluation on stream: sort, tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
+ * posqIsDouble (OpenMM's double precision), else float4; the energy buffer holds double when energyIsDouble.
+ * Throws std::runtime_error when a launch fails.
+ */
+void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
+                           bool energyIsDouble, cudaStream_t stream);
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_NONBONDED_LAUNCH_H_

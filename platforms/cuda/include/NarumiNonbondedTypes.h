@@ -1,0 +1,114 @@
+#ifndef NARUMI_NONBONDED_TYPES_H_
+#define NARUMI_NONBONDED_TYPES_H_
+
+/**
+ * Plain data shared by the host side of the CUDA kernel (compiled by the C++ compiler) and the kernels (nvcc):
+ * the pair-potential constants, the periodic box, where the sums go, and everything one evaluation needs.
+ */
+
+#include <cstddef>
+#include <vector_types.h>
+
+namespace NarumiPlugin {
+
+/** Which Coulomb form a pair gets; fixed for a force, so the branch is uniform across a warp. */
+enum NarumiCoulombKind : int {
+    NARUMI_COULOMB_NONE = 0,        // NoCoulomb
+    NARUMI_COULOMB_PLAIN = 1,       // NoCutoff: k q q / r
+    NARUMI_COULOMB_REACTION_FIELD = 2,
+    NARUMI_COULOMB_SHIFTED = 3      // k q q / r (1 - r^2/rc^2)^2
+};
+
+struct NarumiPairConstants {
+    float cutoff2;          // pairs with r^2 < cutoff2 interact (+infinity with NoCutoff)
+    float invCutoff2;
+    float krf, crf;         // reaction field, as OpenMM's NonbondedForce defines them
+    float switchDistance;   // Lennard-Jones switching from here to the cutoff, when useSwitch
+    float invSwitchWidth;
+    int coulombKind;        // NarumiCoulombKind
+    int useSwitch;
+};
+
+/** The minimum-image box in OpenMM's reduced form (a along x, b in the xy plane). */
+struct NarumiBox {
+    float3 size, invSize;           // diagonal of the box vectors and its inverse
+    float3 vecX, vecY, vecZ;        // the box vectors
+    int periodic;                   // CutoffPeriodic
+    int triclinic;                  // any off-diagonal component is nonzero
+};
+
+/** Error bits the kernels set in NarumiGlobalSums::errorFlags; the host turns them into an OpenMMException. */
+enum NarumiErrorFlag : int {
+    NARUMI_ERROR_ACCUMULATOR_RANGE = 1,   // a Narumi partial sum left its range (|sum| >= 2^20)
+    NARUMI_ERROR_TERM_RANGE = 2           // a term was not finite or beyond 2^31: it has no fixed-point value
+};
+
+/** The destination of every thread's flush: OpenMM's force buffer or this force's float/double arrays, and energy. */
+struct NarumiGlobalSums {
+    unsigned long long* forceFixed;   // OpenMM's long force buffer (x block, y block, z block of paddedNumAtoms)
+    float* forceFloat;                // SingleFloat: float force sums, same layout, merged into forceFixed at the end
+    double* forceDouble;              // DoubleFloat: double force sums, same layout
+    unsigned long long* energyFixed;  // Narumi, FixedPoint64
+    float* energyFloat;               // SingleFloat
+    double* energyDouble;             // DoubleFloat
+    int* errorFlags;                  // NarumiErrorFlag bits
+    int paddedNumAtoms;
+};
+
+/** The few device words the host reads back (asynchronously): error flags and the size of the tile list. */
+struct NarumiStatusWords {
+    int errorFlags;
+    int tilesNeeded;
+};
+
+/**
+ * One evaluation's inputs, work arrays and settings.  Atoms are re-sorted along a Morton curve into "slots";
+ * 32 consecutive slots form a block, and a tile is a pair of blocks (I, J) whose bounding boxes come within the
+ * cutoff.  Every pointer is device memory owned by CudaCalcNarumiNonbondedForceKernel.
+ */
+struct NarumiNonbondedData {
+    // Sizes.
+    int numAtoms;
+    int numSlots;               // numAtoms rounded up to a multiple of 32
+    int numBlocks;              // numSlots / 32
+    int numExceptions;
+    int tileCapacity;           // entries of tiles; tiles beyond it are computed by the overflow kernel
+    int tileKernelBlocks;       // grid of the tile kernel (a full wave of the GPU)
+    // OpenMM's arrays.
+    const void* posq;           // float4 or double4, per the template parameter of the kernels
+    const int* atomIndex;       // posq index -> original atom index
+    void* energyBuffer;         // float or double, per the template parameter
+    // This force's parameters, by original atom index.
+    const float4* atomParameters;        // (q sqrt(k), sigma/2, 2 sqrt(eps), 0)
+    const int2* exceptionAtoms;          // original atom indices
+    const float4* exceptionParameters;   // (k q1q2, sigma, 4 eps, 0)
+    // Spatial sort.
+    unsigned int* sortKeys;
+    unsigned int* sortedKeys;
+    int* sortValues;
+    int* slotPosqIndex;         // slot -> posq index (the sorted values)
+    int* slotOfAtom;            // original atom index -> slot
+    float4* slotPositions;      // (x, y, z, q sqrt(k)), wrapped into the box when periodic
+    float2* slotLennardJones;   // (sigma/2, 2 sqrt(eps))
+    // Tiles.
+    float4* blockCenters;
+    float4* blockHalfExtents;   // w: radius of the bounding sphere
+    int* tileCounts;            // per block I, numBlocks + 1 entries (the last stays 0)
+    int* tileOffsets;           // exclusive scan of tileCounts; tileOffsets[numBlocks] = tiles needed
+    int2* tiles;                // (I, J), grouped by I
+    void* cubStorage;
+    size_t cubStorageBytes;
+    // Results.
+    NarumiGlobalSums sums;
+    NarumiStatusWords* status;
+    // Settings.
+    NarumiPairConstants pair;
+    NarumiBox box;
+    float tileCutoff2;          // cutoff^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
+    float mortonCellSize;       // non-periodic systems: Morton cell edge in nm
+    int exceptionsUsePeriodic;
+};
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_NONBONDED_TYPES_H_

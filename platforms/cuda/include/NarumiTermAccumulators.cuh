@@ -1,0 +1,203 @@
+#ifndef NARUMI_TERM_ACCUMULATORS_CUH_
+#define NARUMI_TERM_ACCUMULATORS_CUH_
+
+/**
+ * The per-thread accumulators of the nonbonded kernels, one per NarumiNonbondedForce::AccumulationMethod, with one
+ * interface so that the kernels are templates over the method (the accuracy study compares them in one kernel):
+ *
+ *   add(y)          add one float pair term (a force component or a pair energy)
+ *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
+ *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
+ *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units
+ *
+ * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
+ * depend on the order of the terms, and term(y) cancels add(y) exactly.  SingleFloat and DoubleFloat (the paper's
+ * methods A and B) sum in floating point and merge with floating-point atomics: order-dependent by design.
+ */
+
+#include "NarumiAccumulator.cuh"
+#include "NarumiNonbondedTypes.h"
+
+namespace NarumiPlugin {
+
+/** OpenMM's fixed point: 2^32 units per kJ/mol or kJ/mol/nm. */
+constexpr float NARUMI_FIXED_POINT_SCALE = 4294967296.0f;
+/** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
+constexpr float NARUMI_LARGE_TERM = 32768.0f;
+/** A term must stay below 2^31 to have a 64-bit fixed-point value at OpenMM's scale. */
+constexpr float NARUMI_FIXED_POINT_LIMIT = 2147483648.0f;
+
+/** Round a float term to OpenMM's fixed point: exact (a float times 2^32 is an integer unless tiny) and odd. */
+__device__ inline long long narumiFixedPointTerm(float y, int& errors) {
+    if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
+        errors |= NARUMI_ERROR_TERM_RANGE;
+        return 0;
+    }
+    return __float2ll_rn(__fmul_rn(y, NARUMI_FIXED_POINT_SCALE));
+}
+
+/**
+ * Narumi's trick for sums of pair terms.  A Narumi pair (float hi + int32 lo, NarumiAccumulator.cuh) holds sums up
+ * to 2^20 on a 2^-27 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
+ * bonded pairs, whose Lennard-Jones terms at 0.1-0.15 nm reach 1e6-1e8 kJ/mol/nm before the exclusion kernel
+ * removes them.  So terms of at least NARUMI_LARGE_TERM go to a 64-bit integer in OpenMM's units instead: what a
+ * term contributes is still a function of the term alone (odd, exact), which is all exact cancellation needs, and
+ * the Narumi pair keeps 32x headroom for the sum of the small terms.
+ */
+struct NarumiTermAccumulator {
+    NarumiAccumulator small;
+    long long large;
+    int errors;
+
+    __device__ void zero() {
+        small = narumiZero();
+        large = 0;
+        errors = 0;
+    }
+    __device__ void add(float y) {
+        if (fabsf(y) < NARUMI_LARGE_TERM)
+            narumiAddUnchecked(small, y);  // the range is checked by carry(), after every tile
+        else
+            large += narumiFixedPointTerm(y, errors);
+    }
+    __device__ void carry() {
+        narumiCarry(small);
+    }
+    /** The sum in OpenMM's fixed point; exact. */
+    __device__ long long fixedPoint() {
+        if (narumiOutOfRange(small))
+            errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
+        return narumiToFixedPoint(small) + large;
+    }
+    /** Exactly what add(y) contributes to fixedPoint(), whatever else was added before or after. */
+    __device__ static long long term(float y, int& errors) {
+        if (!(fabsf(y) < NARUMI_LARGE_TERM))
+            return narumiFixedPointTerm(y, errors);
+        NarumiAccumulator single = narumiZero();
+        narumiAdd(single, y);
+        return narumiToFixedPoint(single);
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        long long value = fixedPoint();
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        long long value = fixedPoint();
+        atomicAdd(sums.energyFixed, (unsigned long long) value);
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    /** The exclusion kernel's side: add term(y) (or subtract it) to an atom's force or to the energy. */
+    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
+        int errors = 0;
+        long long value = term(y, errors);
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) (subtract ? -value : value));
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
+        int errors = 0;
+        long long value = term(y, errors);
+        atomicAdd(sums.energyFixed, (unsigned long long) (subtract ? -value : value));
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+};
+
+/** OpenMM-style 64-bit fixed point for every term (exact, order-independent, one 64-bit add per term). */
+struct FixedPoint64TermAccumulator {
+    long long sum;
+    int errors;
+
+    __device__ void zero() {
+        sum = 0;
+        errors = 0;
+    }
+    __device__ void add(float y) {
+        sum += narumiFixedPointTerm(y, errors);
+    }
+    __device__ void carry() {
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) sum);
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        atomicAdd(sums.energyFixed, (unsigned long long) sum);
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
+        int errors = 0;
+        long long value = narumiFixedPointTerm(y, errors);
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) (subtract ? -value : value));
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
+        int errors = 0;
+        long long value = narumiFixedPointTerm(y, errors);
+        atomicAdd(sums.energyFixed, (unsigned long long) (subtract ? -value : value));
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+};
+
+/** Narumi's method A: float sums, merged with float atomics. */
+struct SingleFloatTermAccumulator {
+    float sum;
+
+    __device__ void zero() {
+        sum = 0.0f;
+    }
+    __device__ void add(float y) {
+        sum += y;
+    }
+    __device__ void carry() {
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        atomicAdd(&sums.forceFloat[atom + component * sums.paddedNumAtoms], sum);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        atomicAdd(sums.energyFloat, sum);
+    }
+    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
+        atomicAdd(&sums.forceFloat[atom + component * sums.paddedNumAtoms], subtract ? -y : y);
+    }
+    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
+        atomicAdd(sums.energyFloat, subtract ? -y : y);
+    }
+};
+
+/** Narumi's method B: single-precision terms summed in double, merged with double atomics. */
+struct DoubleFloatTermAccumulator {
+    double sum;
+
+    __device__ void zero() {
+        sum = 0.0;
+    }
+    __device__ void add(float y) {
+        sum += (double) y;
+    }
+    __device__ void carry() {
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], sum);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        atomicAdd(sums.energyDouble, sum);
+    }
+    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
+        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], (double) (subtract ? -y : y));
+    }
+    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
+        atomicAdd(sums.energyDouble, (double) (subtract ? -y : y));
+    }
+};
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_TERM_ACCUMULATORS_CUH_

@@ -1,0 +1,38 @@
+// Registers the CUDA kernel of NarumiNonbondedForce on OpenMM's CUDA platform (loaded as a plugin library).
+#include "CudaNarumiKernels.h"
+#include "openmm/KernelFactory.h"
+#include "openmm/OpenMMException.h"
+#include "openmm/cuda/CudaPlatform.h"
+#include "openmm/internal/ContextImpl.h"
+
+using namespace NarumiPlugin;
+using namespace OpenMM;
+
+namespace {
+
+class CudaNarumiKernelFactory : public KernelFactory {
+public:
+    KernelImpl* createKernelImpl(std::string name, const Platform& platform, ContextImpl& context) const override {
+        auto& platformData = *static_cast<CudaPlatform::PlatformData*>(context.getPlatformData());
+        if (platformData.contexts.size() != 1)
+            throw OpenMMException("NarumiNonbondedForce runs on one GPU per Context on the CUDA platform; this Context uses " +
+                                  std::to_string(platformData.contexts.size()) + " (set the DeviceIndex property to one device)");
+        if (name == CalcNarumiNonbondedForceKernel::Name())
+            return new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[0]);
+        throw OpenMMException("CudaNarumiKernelFactory: no kernel named '" + name + "'");
+    }
+};
+
+} // namespace
+
+extern "C" OPENMM_EXPORT void registerPlatforms() {
+}
+
+extern "C" OPENMM_EXPORT void registerKernelFactories() {
+    try {
+        Platform::getPlatformByName("CUDA").registerKernelFactory(CalcNarumiNonbondedForceKernel::Name(), new CudaNarumiKernelFactory());
+    }
+    catch (const OpenMMException&) {
+        // No CUDA platform (OpenMM's CUDA plugin did not load): nothing to register.
+    }
+}

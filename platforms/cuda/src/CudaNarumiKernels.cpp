@@ -1,0 +1,309 @@
+#include "CudaNarumiKernels.h"
+#include "internal/NarumiNonbondedForceImpl.h"
+#include "openmm/OpenMMException.h"
+#include "openmm/common/ComputeForceInfo.h"
+#include "openmm/common/ContextSelector.h"
+#include "openmm/internal/ContextImpl.h"
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+
+using namespace NarumiPlugin;
+using namespace OpenMM;
+using namespace std;
+
+namespace {
+
+/** 1/(4 pi eps0) in kJ nm / (mol e^2), the value of OpenMM and of the Reference kernel. */
+constexpr double COULOMB_CONSTANT = 138.93545764438198;
+
+void checkDriver(CUresult result, const char* what) {
+    if (result != CUDA_SUCCESS) {
+        const char* message = nullptr;
+        cuGetErrorString(result, &message);
+        throw OpenMMException(string("NarumiNonbondedForce (CUDA): ") + what + ": " + (message ? message : "unknown error"));
+    }
+}
+
+/** The exception pairs as a sorted list of (lower, higher) atom indices: the exclusion structure of the force. */
+vector<pair<int, int> > sortedExceptionPairs(const NarumiNonbondedForce& force) {
+    vector<pair<int, int> > pairs;
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        pairs.emplace_back(min(p1, p2), max(p1, p2));
+    }
+    sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+template <class T>
+void initializeZeroed(CudaArray& array, CudaContext& cu, size_t size, const char* name) {
+    array.initialize<T>(cu, size, name);
+    array.upload(vector<T>(size, T{}));
+}
+
+} // namespace
+
+/** Tells OpenMM which atoms and exception pairs it may swap when it reorders atoms (same rules as NonbondedForce). */
+class CudaCalcNarumiNonbondedForceKernel::ForceInfo : public ComputeForceInfo {
+public:
+    explicit ForceInfo(const NarumiNonbondedForce& force) : force(force) {
+    }
+    bool areParticlesIdentical(int particle1, int particle2) override {
+        double q1, s1, e1, q2, s2, e2;
+        force.getParticleParameters(particle1, q1, s1, e1);
+        force.getParticleParameters(particle2, q2, s2, e2);
+        return q1 == q2 && s1 == s2 && e1 == e2;
+    }
+    int getNumParticleGroups() override {
+        return force.getNumExceptions();
+    }
+    void getParticlesInGroup(int index, vector<int>& particles) override {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(index, p1, p2, chargeProd, sigma, epsilon);
+        particles = {p1, p2};
+    }
+    bool areGroupsIdentical(int group1, int group2) override {
+        int p1, p2;
+        double c1, s1, e1, c2, s2, e2;
+        force.getExceptionParameters(group1, p1, p2, c1, s1, e1);
+        force.getExceptionParameters(group2, p1, p2, c2, s2, e2);
+        return c1 == c2 && s1 == s2 && e1 == e2;
+    }
+
+private:
+    const NarumiNonbondedForce& force;
+};
+
+CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
+    ContextSelector selector(cu);
+    if (pinnedStatus != nullptr)
+        cuMemFreeHost(pinnedStatus);
+    if (statusReady != nullptr)
+        cuEventDestroy(statusReady);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
+    ContextSelector selector(cu);
+    int numAtoms = system.getNumParticles();
+    method = static_cast<NarumiAccumulation>(force.getAccumulationMethod());
+    nonbondedMethod = force.getNonbondedMethod();
+    cutoff = force.getCutoffDistance();
+    bool useCutoff = (nonbondedMethod != NarumiNonbondedForce::NoCutoff);
+    bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
+
+    data.numAtoms = numAtoms;
+    data.numSlots = (numAtoms + 31) / 32 * 32;
+    data.numBlocks = data.numSlots / 32;
+    data.numExceptions = force.getNumExceptions();
+    data.box.periodic = periodic;
+    data.exceptionsUsePeriodic = periodic && force.getExceptionsUsePeriodicBoundaryConditions();
+    // Non-periodic Morton cells: fine enough to give compact blocks, repeating every 1024 cells (102 nm).
+    data.mortonCellSize = 0.1f;
+
+    NarumiPairConstants& pair = data.pair;
+    if (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb)
+        pair.coulombKind = NARUMI_COULOMB_NONE;
+    else if (!useCutoff)
+        pair.coulombKind = NARUMI_COULOMB_PLAIN;
+    else if (force.getElectrostaticsMethod() == NarumiNonbondedForce::ReactionField)
+        pair.coulombKind = NARUMI_COULOMB_REACTION_FIELD;
+    else
+        pair.coulombKind = NARUMI_COULOMB_SHIFTED;
+    pair.cutoff2 = useCutoff ? (float) (cutoff * cutoff) : numeric_limits<float>::infinity();
+    pair.invCutoff2 = useCutoff ? (float) (1 / (cutoff * cutoff)) : 0.0f;
+    double dielectric = force.getReactionFieldDielectric();
+    pair.krf = useCutoff ? (float) ((dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff)) : 0.0f;
+    pair.crf = useCutoff ? (float) (3 * dielectric / ((2 * dielectric + 1) * cutoff)) : 0.0f;
+    pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
+    pair.switchDistance = (float) force.getSwitchingDistance();
+    pair.invSwitchWidth = pair.useSwitch ? (float) (1 / (cutoff - force.getSwitchingDistance())) : 0.0f;
+    // The block test runs on float bounding boxes: a small margin keeps it conservative despite their rounding.
+    double tileCutoff = cutoff * (1 + 1e-5) + 1e-4;
+    data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
+
+    exceptionPairs = sortedExceptionPairs(force);
+
+    atomParameters.initialize<float4>(cu, max(1, numAtoms), "narumiAtomParameters");
+    exceptionAtoms.initialize<int2>(cu, max(1, data.numExceptions), "narumiExceptionAtoms");
+    exceptionParameters.initialize<float4>(cu, max(1, data.numExceptions), "narumiExceptionParameters");
+    uploadParameters(system, force);
+
+    sortKeys.initialize<unsigned int>(cu, numAtoms, "narumiSortKeys");
+    sortedKeys.initialize<unsigned int>(cu, numAtoms, "narumiSortedKeys");
+    sortValues.initialize<int>(cu, numAtoms, "narumiSortValues");
+    slotPosqIndex.initialize<int>(cu, data.numSlots, "narumiSlotPosqIndex");
+    slotOfAtom.initialize<int>(cu, numAtoms, "narumiSlotOfAtom");
+    slotPositions.initialize<float4>(cu, data.numSlots, "narumiSlotPositions");
+    slotLennardJones.initialize<float2>(cu, data.numSlots, "narumiSlotLennardJones");
+    blockCenters.initialize<float4>(cu, data.numBlocks, "narumiBlockCenters");
+    blockHalfExtents.initialize<float4>(cu, data.numBlocks, "narumiBlockHalfExtents");
+    initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
+    tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
+    data.cubStorageBytes = narumiCubStorageBytes(numAtoms, data.numBlocks);
+    cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
+    // A first guess; the first evaluation measures what is needed (tiles past the end are never lost, see
+    // computeOverflowTiles) and the list then grows whenever an evaluation reports more.
+    long long allPairs = (long long) data.numBlocks * data.numBlocks;
+    allocateTiles((int) min<long long>(useCutoff ? 64LL * data.numBlocks : allPairs, allPairs));
+
+    int paddedNumAtoms = cu.getPaddedNumAtoms();
+    if (method == NarumiAccumulation::SingleFloat)
+        initializeZeroed<float>(forceFloat, cu, 3 * paddedNumAtoms, "narumiForceFloat");
+    if (method == NarumiAccumulation::DoubleFloat)
+        initializeZeroed<double>(forceDouble, cu, 3 * paddedNumAtoms, "narumiForceDouble");
+    initializeZeroed<unsigned long long>(energyFixed, cu, 1, "narumiEnergyFixed");
+    initializeZeroed<float>(energyFloat, cu, 1, "narumiEnergyFloat");
+    initializeZeroed<double>(energyDouble, cu, 1, "narumiEnergyDouble");
+    initializeZeroed<NarumiStatusWords>(status, cu, 1, "narumiStatus");
+
+    data.sortKeys = (unsigned int*) sortKeys.getDevicePointer();
+    data.sortedKeys = (unsigned int*) sortedKeys.getDevicePointer();
+    data.sortValues = (int*) sortValues.getDevicePointer();
+    data.slotPosqIndex = (int*) slotPosqIndex.getDevicePointer();
+    data.slotOfAtom = (int*) slotOfAtom.getDevicePointer();
+    data.slotPositions = (float4*) slotPositions.getDevicePointer();
+    data.slotLennardJones = (float2*) slotLennardJones.getDevicePointer();
+    data.blockCenters = (float4*) blockCenters.getDevicePointer();
+    data.blockHalfExtents = (float4*) blockHalfExtents.getDevicePointer();
+    data.tileCounts = (int*) tileCounts.getDevicePointer();
+    data.tileOffsets = (int*) tileOffsets.getDevicePointer();
+    data.cubStorage = (void*) cubStorage.getDevicePointer();
+    data.atomParameters = (const float4*) atomParameters.getDevicePointer();
+    data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();
+    data.exceptionParameters = (const float4*) exceptionParameters.getDevicePointer();
+    data.sums.forceFloat = forceFloat.isInitialized() ? (float*) forceFloat.getDevicePointer() : nullptr;
+    data.sums.forceDouble = forceDouble.isInitialized() ? (double*) forceDouble.getDevicePointer() : nullptr;
+    data.sums.energyFixed = (unsigned long long*) energyFixed.getDevicePointer();
+    data.sums.energyFloat = (float*) energyFloat.getDevicePointer();
+    data.sums.energyDouble = (double*) energyDouble.getDevicePointer();
+    data.status = (NarumiStatusWords*) status.getDevicePointer();
+    data.sums.errorFlags = &data.status->errorFlags;
+    data.tileKernelBlocks = narumiTileKernelBlocks();
+
+    checkDriver(cuMemHostAlloc((void**) &pinnedStatus, sizeof(NarumiStatusWords), 0), "allocating pinned memory");
+    checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
+    info = new ForceInfo(force);
+    cu.addForce(info);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, const NarumiNonbondedForce& force) {
+    int numAtoms = force.getNumParticles();
+    double sqrtCoulomb = sqrt(COULOMB_CONSTANT);
+    vector<float4> parameters(max(1, numAtoms), float4{0, 0, 0, 0});
+    for (int i = 0; i < numAtoms; i++) {
+        double charge, sigma, epsilon;
+        force.getParticleParameters(i, charge, sigma, epsilon);
+        // Stored so that a pair needs only symmetric products: k q_i q_j = (q_i sqrt k)(q_j sqrt k), and so on.
+        parameters[i] = float4{(float) (charge * sqrtCoulomb), (float) (0.5 * sigma), (float) (2 * sqrt(epsilon)), 0.0f};
+    }
+    atomParameters.upload(parameters);
+    bool noCoulomb = (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb);
+    vector<float4> exceptions(max(1, data.numExceptions), float4{0, 0, 0, 0});
+    vector<int2> atoms(max(1, data.numExceptions), int2{0, 0});
+    for (int i = 0; i < data.numExceptions; i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        atoms[i] = int2{p1, p2};
+        // NoCoulomb drops every Coulomb term, those of exceptions too (as the Reference kernel does).
+        exceptions[i] = float4{(float) (noCoulomb ? 0.0 : COULOMB_CONSTANT * chargeProd), (float) sigma, (float) (4 * epsilon), 0.0f};
+    }
+    exceptionParameters.upload(exceptions);
+    exceptionAtoms.upload(atoms);
+    dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int capacity) {
+    capacity = max(capacity, 1);
+    if (tiles.isInitialized())
+        tiles.resize(capacity);
+    else
+        tiles.initialize<int2>(cu, capacity, "narumiTiles");
+    data.tiles = (int2*) tiles.getDevicePointer();
+    data.tileCapacity = capacity;
+}
+
+void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
+    NarumiBox& box = data.box;
+    box.size = make_float3((float) boxVectors[0][0], (float) boxVectors[1][1], (float) boxVectors[2][2]);
+    box.invSize = make_float3((float) (1 / boxVectors[0][0]), (float) (1 / boxVectors[1][1]), (float) (1 / boxVectors[2][2]));
+    box.vecX = make_float3((float) boxVectors[0][0], (float) boxVectors[0][1], (float) boxVectors[0][2]);
+    box.vecY = make_float3((float) boxVectors[1][0], (float) boxVectors[1][1], (float) boxVectors[1][2]);
+    box.vecZ = make_float3((float) boxVectors[2][0], (float) boxVectors[2][1], (float) boxVectors[2][2]);
+    box.triclinic = (boxVectors[1][0] != 0 || boxVectors[2][0] != 0 || boxVectors[2][1] != 0);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
+    if (!statusPending)
+        return;
+    if (wait)
+        checkDriver(cuEventSynchronize(statusReady), "waiting for the nonbonded kernels");
+    else if (cuEventQuery(statusReady) != CUDA_SUCCESS)
+        return;
+    statusPending = false;
+    NarumiStatusWords words = *pinnedStatus;
+    // Tiles that did not fit were computed by the overflow kernel; grow the list so that the next steps need not.
+    if (words.tilesNeeded > data.tileCapacity)
+        allocateTiles((int) min<long long>(words.tilesNeeded + words.tilesNeeded / 4 + 64, (long long) data.numBlocks * data.numBlocks));
+    tileListSized = true;
+    if (words.errorFlags != 0) {
+        checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),
+                    "clearing the error flags");
+        string what = (words.errorFlags & NARUMI_ERROR_TERM_RANGE)
+            ? "a pair force or energy was not finite or exceeded 2^31 kJ/mol(/nm), OpenMM's fixed-point range"
+            : "an atom's force sum left the range of Narumi's accumulator (|F| >= 2^20 kJ/mol/nm)";
+        throw OpenMMException("NarumiNonbondedForce (CUDA): " + what + ". Particles overlap or the simulation has become "
+                              "unstable (NaN coordinates, too large a time step, an unminimized structure).");
+    }
+}
+
+double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool includeForces, bool includeEnergy) {
+    ContextSelector selector(cu);
+    checkStatus(false);
+    Vec3 boxVectors[3];
+    cu.getPeriodicBoxVectors(boxVectors[0], boxVectors[1], boxVectors[2]);
+    bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
+    if (periodic) {
+        NarumiNonbondedForceImpl::checkCutoffAgainstBox(cutoff, boxVectors);
+        setBox(boxVectors);
+    }
+    data.posq = (const void*) cu.getPosq().getDevicePointer();
+    data.atomIndex = (const int*) cu.getAtomIndexArray().getDevicePointer();
+    data.energyBuffer = (void*) cu.getEnergyBuffer().getDevicePointer();
+    data.sums.forceFixed = (unsigned long long*) cu.getLongForceBuffer().getDevicePointer();
+    data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
+    CUstream stream = cu.getCurrentStream();
+    try {
+        narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
+                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), (cudaStream_t) stream);
+    }
+    catch (const std::runtime_error& error) {
+        throw OpenMMException(error.what());
+    }
+    checkDriver(cuMemcpyDtoHAsync(pinnedStatus, status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
+    checkDriver(cuEventRecord(statusReady, stream), "recording an event");
+    statusPending = true;
+    // The first evaluation sizes the tile list; energy evaluations report errors at once (OpenMM waits for them anyway).
+    if (!tileListSized || includeEnergy)
+        checkStatus(true);
+    if (includeEnergy && periodic && dispersionCoefficient != 0)
+        return dispersionCoefficient / (boxVectors[0][0] * boxVectors[1][1] * boxVectors[2][2]);
+    return 0.0;
+}
+
+void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {
+    ContextSelector selector(cu);
+    if (force.getNumParticles() != data.numAtoms)
+        throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change the number of particles (" +
+                              to_string(data.numAtoms) + " -> " + to_string(force.getNumParticles()) + ")");
+    if (sortedExceptionPairs(force) != exceptionPairs)
+        throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
+    uploadParameters(context.getSystem(), force);
+    cu.invalidateMolecules(info);
+}

@@ -1,0 +1,520 @@
+/**
+ * The kernels of NarumiNonbondedForce on the CUDA platform, in the order one evaluation launches them:
+ *
+ *   computeSortKeys   Morton key of every atom's cell (periodic: wrapped fractional coordinates)
+ *   (CUB radix sort)  atoms -> slots along the Morton curve; 32 consecutive slots are a block
+ *   gatherSlots       float positions (wrapped), charges and LJ parameters in slot order
+ *   computeBlockBounds  bounding box of every block
+ *   countTiles, (CUB scan), writeTiles   the list of block pairs (I, J) within the cutoff, grouped by I
+ *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
+ *   computeOverflowTiles  tiles that did not fit into the list (none once the host has grown it)
+ *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
+ *                     then add the exception's own interaction
+ *   finish            merge float/double sums (methods A, B), add the energy to OpenMM's energy buffer
+ *
+ * Every pair is computed twice, once from each side (no Newton's third law), like the paper's j-parallel kernel:
+ * each thread keeps one atom's force in registers for a whole run of tiles, with no atomics in the pair loop.
+ */
+
+#include "NarumiNonbondedLaunch.h"
+#include "NarumiPairInteraction.cuh"
+#include "NarumiTermAccumulators.cuh"
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace NarumiPlugin {
+
+namespace {
+
+constexpr int THREADS = 128;
+constexpr int WARPS_PER_BLOCK = THREADS / 32;
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+int blocksFor(long long threads) {
+    return (int) std::max(1LL, (threads + THREADS - 1) / THREADS);
+}
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string("NarumiNonbondedForce CUDA kernels: ") + what + ": " + cudaGetErrorString(status));
+}
+
+// ---- positions --------------------------------------------------------------------------------------------------
+
+/** OpenMM's double-precision posq element (32 bytes; CUDA 13 deprecates the unaligned double4). */
+struct __align__(32) PositionCharge64 {
+    double x, y, z, q;
+};
+
+template <class Real>
+struct Vector3 {
+    Real x, y, z;
+};
+
+/** Shift a position into the periodic box (the reduced-form parallelepiped), in the precision of posq. */
+template <class Real>
+__device__ Vector3<Real> wrapIntoBox(Vector3<Real> r, const NarumiBox& box) {
+    if (!box.periodic)
+        return r;
+    Real nz = floor(r.z * (Real) box.invSize.z);
+    r.x -= nz * (Real) box.vecZ.x;
+    r.y -= nz * (Real) box.vecZ.y;
+    r.z -= nz * (Real) box.vecZ.z;
+    Real ny = floor(r.y * (Real) box.invSize.y);
+    r.x -= ny * (Real) box.vecY.x;
+    r.y -= ny * (Real) box.vecY.y;
+    Real nx = floor(r.x * (Real) box.invSize.x);
+    r.x -= nx * (Real) box.vecX.x;
+    return r;
+}
+
+__device__ inline Vector3<float> loadPosition(const float4* posq, int index) {
+    float4 p = posq[index];
+    return {p.x, p.y, p.z};
+}
+
+__device__ inline Vector3<double> loadPosition(const PositionCharge64* posq, int index) {
+    PositionCharge64 p = posq[index];
+    return {p.x, p.y, p.z};
+}
+
+/** Spread the low 10 bits of v so that two zero bits follow each one. */
+__device__ inline unsigned int spreadBits(unsigned int v) {
+    v &= 0x3ff;
+    v = (v | (v << 16)) & 0x030000ff;
+    v = (v | (v << 8)) & 0x0300f00f;
+    v = (v | (v << 4)) & 0x030c30c3;
+    v = (v | (v << 2)) & 0x09249249;
+    return v;
+}
+
+__device__ inline unsigned int cellCoordinate(float fraction) {
+    return (unsigned int) min(1023, max(0, (int) (fraction * 1024.0f)));
+}
+
+template <class PosT>
+__global__ void computeSortKeys(NarumiNonbondedData d) {
+    const PosT* posq = (const PosT*) d.posq;
+    for (int atom = blockIdx.x * blockDim.x + threadIdx.x; atom < d.numAtoms; atom += gridDim.x * blockDim.x) {
+        auto r = wrapIntoBox(loadPosition(posq, atom), d.box);
+        unsigned int cx, cy, cz;
+        if (d.box.periodic) {
+            // Fractional coordinates along the box vectors, so that blocks are compact in triclinic boxes too.
+            float fz = (float) r.z * d.box.invSize.z;
+            float fy = ((float) r.y - fz * d.box.vecZ.y) * d.box.invSize.y;
+            float fx = ((float) r.x - fz * d.box.vecZ.x - fy * d.box.vecY.x) * d.box.invSize.x;
+            cx = cellCoordinate(fx);
+            cy = cellCoordinate(fy);
+            cz = cellCoordinate(fz);
+        }
+        else {
+            // 1024 cells per axis, repeating: far-apart atoms may share a key, which costs speed, never correctness.
+            cx = (unsigned int) (int) floorf((float) r.x / d.mortonCellSize);
+            cy = (unsigned int) (int) floorf((float) r.y / d.mortonCellSize);
+            cz = (unsigned int) (int) floorf((float) r.z / d.mortonCellSize);
+        }
+        d.sortKeys[atom] = spreadBits(cx) | (spreadBits(cy) << 1) | (spreadBits(cz) << 2);
+        d.sortValues[atom] = atom;
+    }
+}
+
+template <class PosT>
+__global__ void gatherSlots(NarumiNonbondedData d) {
+    const PosT* posq = (const PosT*) d.posq;
+    for (int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < d.numSlots; slot += gridDim.x * blockDim.x) {
+        if (slot < d.numAtoms) {
+            int posqIndex = d.slotPosqIndex[slot];
+            int atom = d.atomIndex[posqIndex];
+            auto r = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
+            float4 parameters = d.atomParameters[atom];
+            d.slotPositions[slot] = make_float4((float) r.x, (float) r.y, (float) r.z, parameters.x);
+            d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
+            d.slotOfAtom[atom] = slot;
+        }
+        else {
+            d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
+        }
+    }
+}
+
+// ---- tiles ------------------------------------------------------------------------------------------------------
+
+__global__ void computeBlockBounds(NarumiNonbondedData d) {
+    for (int block = blockIdx.x * blockDim.x + threadIdx.x; block < d.numBlocks; block += gridDim.x * blockDim.x) {
+        int first = block * 32, last = min(first + 32, d.numAtoms);
+        float4 p = d.slotPositions[first];
+        float3 low = make_float3(p.x, p.y, p.z), high = low;
+        for (int slot = first + 1; slot < last; slot++) {
+            p = d.slotPositions[slot];
+            low = make_float3(fminf(low.x, p.x), fminf(low.y, p.y), fminf(low.z, p.z));
+            high = make_float3(fmaxf(high.x, p.x), fmaxf(high.y, p.y), fmaxf(high.z, p.z));
+        }
+        float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
+        d.blockCenters[block] = make_float4(low.x + half.x, low.y + half.y, low.z + half.z, 0.0f);
+        d.blockHalfExtents[block] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
+    }
+}
+
+/**
+ * Whether any pair of atoms of blocks I and J can be within the cutoff.  Rectangular boxes: the per-axis gap
+ * between the bounding boxes at the centres' minimum image is a lower bound on every pair's distance in any
+ * image.  Triclinic boxes: bounding spheres, with the centres' displacement v0 reduced as the pair kernel reduces
+ * it and then minimised over the 27 images v0 + i a + j b + k c, |i|,|j|,|k| <= 1.  Those contain every image
+ * shorter than D = cutoff + R_I + R_J whenever D < min(a_x / 2, b_y, 1.5 c_z) (reduced form: |v0| components are
+ * at most half the diagonal, |b_x|, |c_x| <= a_x / 2, |c_y| <= b_y / 2); larger blocks are taken as interacting.
+ */
+__device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blockJ) {
+    if (!(d.tileCutoff2 < INFINITY))
+        return true;
+    float4 ci = d.blockCenters[blockI], cj = d.blockCenters[blockJ];
+    float4 hi = d.blockHalfExtents[blockI], hj = d.blockHalfExtents[blockJ];
+    float3 delta = make_float3(cj.x - ci.x, cj.y - ci.y, cj.z - ci.z);
+    if (d.box.periodic && d.box.triclinic) {
+        float reach = sqrtf(d.tileCutoff2) + hi.w + hj.w;
+        float limit = 0.999f * fminf(0.5f * d.box.size.x, fminf(d.box.size.y, 1.5f * d.box.size.z));
+        if (!(reach < limit))
+            return true;
+        delta = narumiMinimumImage(delta, d.box);
+        float shortest2 = INFINITY;
+        for (int a = -1; a <= 1; a++)
+            for (int b = -1; b <= 1; b++)
+                for (int c = -1; c <= 1; c++) {
+                    float x = delta.x + a * d.box.vecX.x + b * d.box.vecY.x + c * d.box.vecZ.x;
+                    float y = delta.y + b * d.box.vecY.y + c * d.box.vecZ.y;
+                    float z = delta.z + c * d.box.vecZ.z;
+                    shortest2 = fminf(shortest2, x * x + y * y + z * z);
+                }
+        float gap = fmaxf(0.0f, sqrtf(shortest2) - hi.w - hj.w);
+        return gap * gap < d.tileCutoff2;
+    }
+    if (d.box.periodic)
+        delta = narumiMinimumImage(delta, d.box);
+    float gx = fmaxf(0.0f, fabsf(delta.x) - hi.x - hj.x);
+    float gy = fmaxf(0.0f, fabsf(delta.y) - hi.y - hj.y);
+    float gz = fmaxf(0.0f, fabsf(delta.z) - hi.z - hj.z);
+    return gx * gx + gy * gy + gz * gz < d.tileCutoff2;
+}
+
+/** One warp per block I: how many blocks J (J = I included) it forms tiles with. */
+__global__ void countTiles(NarumiNonbondedData d) {
+    int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (blockI >= d.numBlocks)
+        return;
+    int count = 0;
+    for (int first = 0; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        count += __popc(__ballot_sync(FULL_MASK, blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ)));
+    }
+    if (lane == 0)
+        d.tileCounts[blockI] = count;
+}
+
+/** The same walk as countTiles, writing the tiles of block I, in increasing J, from tileOffsets[I] on. */
+__global__ void writeTiles(NarumiNonbondedData d) {
+    int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (blockI >= d.numBlocks)
+        return;
+    int position = d.tileOffsets[blockI];
+    for (int first = 0; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        bool interacting = blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
+        unsigned int mask = __ballot_sync(FULL_MASK, interacting);
+        int mine = position + __popc(mask & ((1u << lane) - 1));
+        if (interacting && mine < d.tileCapacity)
+            d.tiles[mine] = make_int2(blockI, blockJ);
+        position += __popc(mask);
+    }
+}
+
+// ---- pairs ------------------------------------------------------------------------------------------------------
+
+/** One thread's atom (slot i) and the sums of its force components and pair energies. */
+template <class Accumulator>
+struct AtomSums {
+    int slot;
+    float4 position;
+    float2 lennardJones;
+    Accumulator fx, fy, fz;
+
+    __device__ void load(const NarumiNonbondedData& d, int newSlot) {
+        slot = newSlot;
+        position = d.slotPositions[slot];
+        lennardJones = d.slotLennardJones[slot];
+        fx.zero();
+        fy.zero();
+        fz.zero();
+    }
+    __device__ void flush(const NarumiNonbondedData& d) {
+        if (slot >= d.numAtoms)
+            return;
+        int posqIndex = d.slotPosqIndex[slot];
+        fx.flushForce(d.sums, posqIndex, 0);
+        fy.flushForce(d.sums, posqIndex, 1);
+        fz.flushForce(d.sums, posqIndex, 2);
+    }
+};
+
+/**
+ * Tile (I, J) for one warp: every lane's atom i of block I against the 32 atoms of block J, staged in shared
+ * memory.  No exclusion test: every pair inside the cutoff counts.  The pair energy goes to the lower slot only.
+ */
+template <class Accumulator, bool computeEnergy>
+__device__ void accumulateTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
+                               float4* stagedPositions, float2* stagedLennardJones) {
+    int lane = threadIdx.x % 32;
+    __syncwarp();
+    stagedPositions[lane] = d.slotPositions[blockJ * 32 + lane];
+    stagedLennardJones[lane] = d.slotLennardJones[blockJ * 32 + lane];
+    __syncwarp();
+    bool valid = atom.slot < d.numAtoms;
+    for (int k = 0; k < 32; k++) {
+        int otherSlot = blockJ * 32 + k;
+        float4 other = stagedPositions[k];
+        float3 delta = narumiDisplacement(atom.position, other, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (valid && r2 < d.pair.cutoff2 && otherSlot != atom.slot && otherSlot < d.numAtoms) {
+            float2 otherLennardJones = stagedLennardJones[k];
+            float kq = __fmul_rn(atom.position.w, other.w);
+            float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
+            float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
+            float dEdrOverR;
+            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+            atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
+            atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
+            atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
+            if (computeEnergy && atom.slot < otherSlot)
+                energy.add(pairEnergy);
+        }
+    }
+    // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
+    atom.fx.carry();
+    atom.fy.carry();
+    atom.fz.carry();
+    if (computeEnergy)
+        energy.carry();
+}
+
+/** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
+template <class Accumulator, bool computeEnergy>
+__global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
+    __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
+    __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
+    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
+    int numTiles = min(d.tileOffsets[d.numBlocks], d.tileCapacity);
+    int perWarp = (numTiles + numWarps - 1) / numWarps;
+    int begin = warp * perWarp, end = min(begin + perWarp, numTiles);
+    if (begin >= end)
+        return;
+    AtomSums<Accumulator> atom;
+    Accumulator energy;
+    energy.zero();
+    int currentBlock = -1;
+    for (int t = begin; t < end; t++) {
+        int2 tile = d.tiles[t];
+        if (tile.x != currentBlock) {
+            if (currentBlock >= 0)
+                atom.flush(d);
+            currentBlock = tile.x;
+            atom.load(d, currentBlock * 32 + lane);
+        }
+        accumulateTile<Accumulator, computeEnergy>(d, tile.y, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+    }
+    atom.flush(d);
+    if (computeEnergy)
+        energy.flushEnergy(d.sums);
+}
+
+/** Tiles that did not fit into the list: one warp per block I recomputes its walk and takes the tiles past the end. */
+template <class Accumulator, bool computeEnergy>
+__global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedData d) {
+    __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
+    __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
+    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
+    if (blockI >= d.numBlocks || d.tileOffsets[blockI] + d.tileCounts[blockI] <= d.tileCapacity)
+        return;
+    AtomSums<Accumulator> atom;
+    atom.load(d, blockI * 32 + lane);
+    Accumulator energy;
+    energy.zero();
+    int position = d.tileOffsets[blockI];
+    for (int first = 0; first < d.numBlocks; first += 32) {
+        unsigned int mask = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+        while (mask != 0) {
+            int blockJ = first + __ffs(mask) - 1;
+            mask &= mask - 1;
+            if (position++ >= d.tileCapacity)
+                accumulateTile<Accumulator, computeEnergy>(d, blockJ, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+        }
+    }
+    atom.flush(d);
+    if (computeEnergy)
+        energy.flushEnergy(d.sums);
+}
+
+// ---- exclude afterwards -----------------------------------------------------------------------------------------
+
+/**
+ * One thread per exception pair (a, b).  First the pair's contribution from computeTiles is removed: the same
+ * float inputs and the same pair function give the same force F bit for bit, and the accumulator's term(F) is
+ * exactly what add(F) contributed, so for Narumi and FixedPoint64 the pair vanishes without a trace.  Then the
+ * exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its own precision.
+ */
+template <class Accumulator, class PosT, bool computeEnergy>
+__global__ void correctExceptions(NarumiNonbondedData d) {
+    const PosT* posq = (const PosT*) d.posq;
+    for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < d.numExceptions; index += gridDim.x * blockDim.x) {
+        int2 atoms = d.exceptionAtoms[index];
+        int slotA = d.slotOfAtom[atoms.x], slotB = d.slotOfAtom[atoms.y];
+        int posqA = d.slotPosqIndex[slotA], posqB = d.slotPosqIndex[slotB];
+        float4 positionA = d.slotPositions[slotA], positionB = d.slotPositions[slotB];
+
+        float3 delta = narumiDisplacement(positionA, positionB, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (r2 < d.pair.cutoff2) {
+            float2 ljA = d.slotLennardJones[slotA], ljB = d.slotLennardJones[slotB];
+            float kq = __fmul_rn(positionA.w, positionB.w);
+            float sigma = __fadd_rn(ljA.x, ljB.x);
+            float eps4 = __fmul_rn(ljA.y, ljB.y);
+            float dEdrOverR;
+            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+            float force[3] = {__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z)};
+            // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
+            for (int c = 0; c < 3; c++) {
+                Accumulator::addTermToForce(d.sums, posqA, c, force[c], true);
+                Accumulator::addTermToForce(d.sums, posqB, c, force[c], false);
+            }
+            if (computeEnergy)
+                Accumulator::addTermToEnergy(d.sums, pairEnergy, true);
+        }
+
+        float4 parameters = d.exceptionParameters[index];
+        if (parameters.x == 0.0f && parameters.z == 0.0f)
+            continue;  // an exclusion: nothing to add
+        if (!d.exceptionsUsePeriodic) {
+            auto ra = loadPosition(posq, posqA), rb = loadPosition(posq, posqB);
+            delta = make_float3((float) (rb.x - ra.x), (float) (rb.y - ra.y), (float) (rb.z - ra.z));
+        }
+        float dEdrOverR;
+        float exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
+        float force[3] = {__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z)};
+        for (int c = 0; c < 3; c++) {
+            Accumulator::addTermToForce(d.sums, posqA, c, force[c], false);
+            Accumulator::addTermToForce(d.sums, posqB, c, force[c], true);
+        }
+        if (computeEnergy)
+            Accumulator::addTermToEnergy(d.sums, exceptionEnergy, false);
+    }
+}
+
+// ---- finish -----------------------------------------------------------------------------------------------------
+
+/** Methods A and B: their float/double force sums into OpenMM's fixed-point buffer (then cleared for next time). */
+__global__ void mergeFloatingForces(NarumiNonbondedData d, int useDouble) {
+    for (int atom = blockIdx.x * blockDim.x + threadIdx.x; atom < d.numAtoms; atom += gridDim.x * blockDim.x)
+        for (int c = 0; c < 3; c++) {
+            int index = atom + c * d.sums.paddedNumAtoms;
+            double value = useDouble ? d.sums.forceDouble[index] : (double) d.sums.forceFloat[index];
+            if (useDouble)
+                d.sums.forceDouble[index] = 0.0;
+            else
+                d.sums.forceFloat[index] = 0.0f;
+            if (!(fabs(value) < 2147483648.0))
+                atomicOr(d.sums.errorFlags, NARUMI_ERROR_TERM_RANGE);
+            else
+                d.sums.forceFixed[index] += (unsigned long long) __double2ll_rn(value * 4294967296.0);
+        }
+}
+
+/** The energy of every method into OpenMM's energy buffer; the sums are cleared, the tile count published. */
+template <class EnergyT>
+__global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    double energy = (double) (long long) *d.sums.energyFixed / 4294967296.0 + (double) *d.sums.energyFloat + *d.sums.energyDouble;
+    if (includeEnergy)
+        ((EnergyT*) d.energyBuffer)[0] += (EnergyT) energy;
+    *d.sums.energyFixed = 0;
+    *d.sums.energyFloat = 0.0f;
+    *d.sums.energyDouble = 0.0;
+    d.status->tilesNeeded = d.tileOffsets[d.numBlocks];
+}
+
+// ---- launching --------------------------------------------------------------------------------------------------
+
+template <class Accumulator, class PosT, bool computeEnergy>
+void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream) {
+    computeTiles<Accumulator, computeEnergy><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+    computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    if (d.numExceptions > 0)
+        correctExceptions<Accumulator, PosT, computeEnergy><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
+}
+
+template <class PosT>
+void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, cudaStream_t stream) {
+    computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
+    size_t bytes = d.cubStorageBytes;
+    check(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
+                                          d.numAtoms, 0, 30, stream), "sorting atoms");
+    gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d);
+    computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
+    countTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    bytes = d.cubStorageBytes;
+    check(cub::DeviceScan::ExclusiveSum(d.cubStorage, bytes, d.tileCounts, d.tileOffsets, d.numBlocks + 1, stream), "scanning tile counts");
+    writeTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    switch (method) {
+    case NarumiAccumulation::Narumi:
+        includeEnergy ? launchPairKernels<NarumiTermAccumulator, PosT, true>(d, stream) : launchPairKernels<NarumiTermAccumulator, PosT, false>(d, stream);
+        break;
+    case NarumiAccumulation::SingleFloat:
+        includeEnergy ? launchPairKernels<SingleFloatTermAccumulator, PosT, true>(d, stream) : launchPairKernels<SingleFloatTermAccumulator, PosT, false>(d, stream);
+        break;
+    case NarumiAccumulation::DoubleFloat:
+        includeEnergy ? launchPairKernels<DoubleFloatTermAccumulator, PosT, true>(d, stream) : launchPairKernels<DoubleFloatTermAccumulator, PosT, false>(d, stream);
+        break;
+    case NarumiAccumulation::FixedPoint64:
+        includeEnergy ? launchPairKernels<FixedPoint64TermAccumulator, PosT, true>(d, stream) : launchPairKernels<FixedPoint64TermAccumulator, PosT, false>(d, stream);
+        break;
+    }
+    if (method == NarumiAccumulation::SingleFloat || method == NarumiAccumulation::DoubleFloat)
+        mergeFloatingForces<<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d, method == NarumiAccumulation::DoubleFloat);
+    if (energyIsDouble)
+        finishEnergy<double><<<1, 32, 0, stream>>>(d, includeEnergy);
+    else
+        finishEnergy<float><<<1, 32, 0, stream>>>(d, includeEnergy);
+    check(cudaGetLastError(), "launching the nonbonded kernels");
+}
+
+} // namespace
+
+size_t narumiCubStorageBytes(int numAtoms, int numBlocks) {
+    size_t sortBytes = 0, scanBytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, (unsigned int*) nullptr, (unsigned int*) nullptr, (int*) nullptr,
+                                          (int*) nullptr, numAtoms, 0, 30), "sizing the sort");
+    check(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, (int*) nullptr, (int*) nullptr, numBlocks + 1), "sizing the scan");
+    return std::max(sortBytes, scanBytes);
+}
+
+int narumiTileKernelBlocks() {
+    int device, multiprocessors, blocksPerMultiprocessor;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<NarumiTermAccumulator, true>, THREADS, 0),
+          "reading the occupancy");
+    return multiprocessors * std::max(1, blocksPerMultiprocessor);
+}
+
+void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
+                           bool energyIsDouble, cudaStream_t stream) {
+    if (posqIsDouble)
+        launchAll<PositionCharge64>(data, method, includeEnergy, energyIsDouble, stream);
+    else
+        launchAll<float4>(data, method, includeEnergy, energyIsDouble, stream);
+}
+
+} // namespace NarumiPlugin

@@ -1,0 +1,345 @@
+/**
+ * NarumiNonbondedForce on OpenMM's CUDA platform against the double-precision Reference platform (the oracle,
+ * itself tested against OpenMM's NonbondedForce and a direct sum in tests/cpp), plus the properties that only
+ * exact accumulation gives: bitwise determinism, a net force of exactly zero, exclusions that cancel exactly.
+ * Every test skips (never passes) where OpenMM's CUDA platform or a GPU is missing.
+ */
+
+#include "../../../tests/cpp/NarumiTestSystems.h"
+#include "openmm/HarmonicAngleForce.h"
+#include "openmm/HarmonicBondForce.h"
+#include "openmm/LocalEnergyMinimizer.h"
+#include <cstdint>
+#include <iostream>
+#include <map>
+
+using namespace NarumiTest;
+using namespace OpenMM;
+using namespace std;
+using Narumi = NarumiPlugin::NarumiNonbondedForce;
+
+namespace {
+
+/** Whether OpenMM's CUDA platform and this project's CUDA kernels loaded and a GPU answers; why not otherwise. */
+string cudaUnavailableReason() {
+    static const string reason = [] {
+        loadPlugins();
+        try {
+            Platform::loadPluginLibrary(NARUMI_CUDA_PLUGIN);
+        }
+        catch (const OpenMMException& error) {
+            return string("the CUDA plugin did not load: ") + error.what();
+        }
+        try {
+            Platform& cuda = Platform::getPlatformByName("CUDA");
+            System system;
+            system.addParticle(1.0);
+            VerletIntegrator integrator(0.001);
+            Context context(system, integrator, cuda);
+        }
+        catch (const exception& error) {
+            return string("no usable CUDA platform: ") + error.what();
+        }
+        return string();
+    }();
+    return reason;
+}
+
+#define SKIP_WITHOUT_CUDA()                                           \
+    if (!cudaUnavailableReason().empty())                             \
+        GTEST_SKIP() << cudaUnavailableReason();
+
+EnergyAndForces evaluateOnCuda(const System& system, const vector<Vec3>& positions, const string& precision = "mixed") {
+    VerletIntegrator integrator(0.001);
+    Context context(system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", precision}});
+    context.setPositions(positions);
+    return energyAndForces(context);
+}
+
+NonbondedSettings periodicSettings(double cutoff, double switchingDistance = -1) {
+    NonbondedSettings settings;
+    settings.cutoff = cutoff;
+    settings.useSwitching = (switchingDistance > 0);
+    settings.switchingDistance = switchingDistance;
+    return settings;
+}
+
+/** CUDA (mixed precision unless given) against Reference for the same System: energy and forces within tolerance. */
+void expectCudaMatchesReference(const TestSystem& ts, const NonbondedSettings& settings,
+                                Narumi::ElectrostaticsMethod electrostatics = Narumi::ReactionField,
+                                Narumi::AccumulationMethod accumulation = Narumi::Narumi, const string& precision = "mixed",
+                                double tolerance = 1e-5) {
+    Narumi* force = makeNarumiForce(ts, settings, electrostatics);
+    force->setAccumulationMethod(accumulation);
+    auto system = makeSystem(ts, {force});
+    EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
+    EnergyAndForces cuda = evaluateOnCuda(*system, ts.positions, precision);
+    string context = to_string(ts.size()) + " atoms, " + settings.describe() + ", electrostatics " + to_string(electrostatics) +
+                     ", accumulation " + to_string(accumulation) + ", precision " + precision;
+    EXPECT_TRUE(agree(cuda, reference, tolerance)) << context;
+    cout << "[ accuracy ] " << context << ": relative energy error " << fabs(cuda.energy - reference.energy) / fabs(reference.energy)
+         << ", relative RMS force error " << relativeRmsDifference(cuda.forces, reference.forces) << endl;
+}
+
+/**
+ * Settings whose force is continuous at the cutoff (LJ switched from 0.9 nm, reaction field with eps_rf -> infinity,
+ * whose force vanishes at rc).  With OpenMM's default eps_rf = 78.3 an O-O pair still feels ~2 kJ/mol/nm at the
+ * cutoff, and the few pairs whose float and double distances fall on either side of it (~1e-6 nm) dominate any
+ * single-precision kernel's difference from the Reference platform; the relative RMS error is then a count of such
+ * pairs, not a measure of the kernel.
+ */
+NonbondedSettings continuousSettings(double cutoff) {
+    NonbondedSettings settings;
+    settings.cutoff = cutoff;
+    settings.useSwitching = true;
+    settings.switchingDistance = cutoff - 0.1;
+    settings.reactionFieldDielectric = 1e6;
+    return settings;
+}
+
+/**
+ * TIP3P charges rounded to 10 bits (-0.833984375, +0.4169921875), exact in float with one shared mantissa.  The
+ * float rounding of -0.834 and 0.417 shifts every O-O, O-H and H-H pair energy by a fixed relative amount (~3e-8),
+ * and in a generated box, whose total energy is a small difference of those large class sums, that alone moves the
+ * total by up to 1e-4 relative, in OpenMM's own CUDA NonbondedForce as much as here (measured on the 100k box:
+ * 8.4e-5 for OpenMM, 9.2e-5 here).  With these charges the comparison measures the kernel.
+ */
+TestSystem withFloatExactCharges(TestSystem ts) {
+    for (double& q : ts.charges)
+        q = std::ldexp(std::nearbyint(std::ldexp(q, 10)), -10);
+    return ts;
+}
+
+/** A cubic water box of about the given number of atoms (TIP3P density). */
+TestSystem waterBoxOfAtoms(int atoms, unsigned seed) {
+    return waterBox(cubicBox(cbrt(atoms / (3 * WATERS_PER_NM3))), seed);
+}
+
+/** A force component in OpenMM's 64-bit fixed point: exact, because the CUDA platform sums forces in it. */
+int64_t toFixedPoint(double force) {
+    return (int64_t) llround(force * 4294967296.0);
+}
+
+class WaterBoxSizes : public ::testing::TestWithParam<int> {};
+
+TEST_P(WaterBoxSizes, PeriodicWaterBoxMatchesReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = withFloatExactCharges(waterBoxOfAtoms(GetParam(), 11));
+    expectCudaMatchesReference(water, continuousSettings(1.0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Atoms, WaterBoxSizes, ::testing::Values(1000, 10000, 100000));
+
+TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    const double d = 4.0;
+    Box dodecahedron = {Vec3(d, 0, 0), Vec3(0, d, 0), Vec3(d / 2, d / 2, d * sqrt(2.0) / 2)};
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    Box skewed = {Vec3(3, 0, 0), Vec3(1, 2.8, 0), Vec3(-1, 1, 2.7)};
+    for (const Box& box : {dodecahedron, octahedron, skewed}) {
+        expectCudaMatchesReference(withFloatExactCharges(waterBox(box, 3)), continuousSettings(1.0));
+        expectCudaMatchesReference(withFloatExactCharges(waterBox(box, 4)), continuousSettings(1.2));
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, NonPeriodicAndNoCutoffMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(3.5), Vec3(1.6, 1.7, 1.8), 7);
+    NonbondedSettings settings = periodicSettings(1.0);
+    settings.method = Narumi::CutoffNonPeriodic;
+    expectCudaMatchesReference(molecule, settings);
+    settings.method = Narumi::NoCutoff;
+    expectCudaMatchesReference(molecule, settings);
+}
+
+TEST(CudaNarumiNonbondedForce, ExceptionsElectrostaticsAndSwitchingMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(4.0), Vec3(2.0, 2.0, 2.0), 8);
+    for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted, Narumi::NoCoulomb})
+        for (double switchingDistance : {-1.0, 0.8}) {
+            NonbondedSettings settings = periodicSettings(1.1, switchingDistance);
+            settings.dispersionCorrection = true;
+            expectCudaMatchesReference(molecule, settings, electrostatics);
+        }
+}
+
+TEST(CudaNarumiNonbondedForce, MoleculeAcrossTheBoundaryWithPeriodicExceptionsMatchesReference) {
+    SKIP_WITHOUT_CUDA();
+    Box skewed = {Vec3(3, 0, 0), Vec3(1, 2.8, 0), Vec3(-1, 1, 2.7)};
+    TestSystem split = solvatedMolecule(skewed, Vec3(2.3, 1.4, 1.35), 5);
+    for (Vec3& p : split.positions)
+        p = wrapIntoBox(p, split.box);
+    for (bool exceptionsUsePeriodic : {false, true}) {
+        NonbondedSettings settings = periodicSettings(1.0, 0.85);
+        settings.exceptionsUsePeriodic = exceptionsUsePeriodic;
+        expectCudaMatchesReference(split, settings);
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 9);
+    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64})
+        for (string precision : {"single", "mixed", "double"}) {
+            // Method A sums in float, and with exclusions removed afterwards the intramolecular O-H terms (~5e3
+            // kJ/mol/nm) pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy here.  The others are exact.
+            double tolerance = (accumulation == Narumi::SingleFloat ? 1e-2 : 1e-5);
+            expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision, tolerance);
+        }
+}
+
+TEST(CudaNarumiNonbondedForce, RepeatedEvaluationsAndContextsAreBitwiseIdentical) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(20000, 12);
+    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+        Narumi* force = makeNarumiForce(water, periodicSettings(1.0));
+        force->setAccumulationMethod(accumulation);
+        auto system = makeSystem(water, {force});
+        VerletIntegrator integrator1(0.001), integrator2(0.001);
+        Context context1(*system, integrator1, Platform::getPlatformByName("CUDA"));
+        Context context2(*system, integrator2, Platform::getPlatformByName("CUDA"));
+        context1.setPositions(water.positions);
+        context2.setPositions(water.positions);
+        EnergyAndForces first = energyAndForces(context1), second = energyAndForces(context1), other = energyAndForces(context2);
+        int differences = 0;
+        for (int i = 0; i < water.size(); i++)
+            for (int c = 0; c < 3; c++)
+                differences += (first.forces[i][c] != second.forces[i][c]) + (first.forces[i][c] != other.forces[i][c]);
+        EXPECT_EQ(differences, 0) << "accumulation " << accumulation;
+        EXPECT_EQ(first.energy, second.energy);
+        EXPECT_EQ(first.energy, other.energy);
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, NetForceIsExactlyZero) {
+    SKIP_WITHOUT_CUDA();
+    // Every pair adds term(F) to one atom and term(-F) = -term(F) to the other, exclusions and exceptions included,
+    // all on OpenMM's 2^-32 grid: the forces' fixed-point values must sum to exactly zero.
+    TestSystem molecule = solvatedMolecule(cubicBox(4.0), Vec3(2.0, 2.0, 2.0), 10);
+    auto system = makeSystem(molecule, {makeNarumiForce(molecule, periodicSettings(1.0, 0.9))});
+    EnergyAndForces cuda = evaluateOnCuda(*system, molecule.positions);
+    for (int c = 0; c < 3; c++) {
+        int64_t net = 0;
+        double largest = 0;
+        for (const Vec3& f : cuda.forces) {
+            net += toFixedPoint(f[c]);
+            largest = max(largest, fabs(f[c]));
+        }
+        EXPECT_EQ(net, 0) << "component " << c;
+        EXPECT_GT(largest, 100.0) << "the forces are not trivial";
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, ExcludedPairAtBondedDistanceCancelsExactly) {
+    SKIP_WITHOUT_CUDA();
+    // Two carbon-like atoms 0.12 nm apart: their LJ force (~1e7 kJ/mol/nm) is computed by the all-pairs kernel and
+    // must be removed without a trace.  The third atom is out of range, so every force must be exactly zero.
+    TestSystem ts;
+    ts.box = cubicBox(3.0);
+    ts.addAtom(Vec3(1.0, 1.0, 1.0), 0.5, 0.34, 1.0);
+    ts.addAtom(Vec3(1.12, 1.0, 1.0), -0.5, 0.34, 1.0);
+    ts.addAtom(Vec3(2.5, 2.5, 2.5), 0.0, 0.34, 1.0);
+    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+        Narumi* force = makeNarumiForce(ts, periodicSettings(1.0));
+        force->addException(0, 1, 0.0, 1.0, 0.0);
+        force->setAccumulationMethod(accumulation);
+        auto system = makeSystem(ts, {force});
+        EnergyAndForces cuda = evaluateOnCuda(*system, ts.positions);
+        for (int i = 0; i < 3; i++)
+            for (int c = 0; c < 3; c++)
+                EXPECT_EQ(cuda.forces[i][c], 0.0) << "atom " << i << " component " << c << ", accumulation " << accumulation;
+        EXPECT_EQ(cuda.energy, 0.0);
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, OverlappingAtomsRaiseAnError) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(3000, 13);
+    water.positions[3] = water.positions[0] + Vec3(0.001, 0, 0);  // two oxygens of different molecules overlap
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+    context.setPositions(water.positions);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(context.getState(State::Energy | State::Forces), "NarumiNonbondedForce (CUDA)");
+    // After moving the atom away the context works again.
+    water.positions[3] = water.positions[0] + Vec3(0.3, 0, 0);
+    context.setPositions(water.positions);
+    EXPECT_NO_THROW(context.getState(State::Energy | State::Forces));
+}
+
+TEST(CudaNarumiNonbondedForce, UpdateParametersInContextMatchesReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(3.5), Vec3(1.7, 1.7, 1.7), 14);
+    Narumi* force = makeNarumiForce(molecule, periodicSettings(1.0));
+    auto system = makeSystem(molecule, {force});
+    VerletIntegrator cudaIntegrator(0.001), referenceIntegrator(0.001);
+    Context cuda(*system, cudaIntegrator, Platform::getPlatformByName("CUDA"));
+    Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+    cuda.setPositions(molecule.positions);
+    reference.setPositions(molecule.positions);
+    for (int i = 0; i < 16; i++)
+        force->setParticleParameters(i, -molecule.charges[i], molecule.sigmas[i] * 1.1, molecule.epsilons[i] * 0.5);
+    force->setExceptionParameters(0, 0, 1, 0.0, 0.3, 0.0);
+    force->updateParametersInContext(cuda);
+    force->updateParametersInContext(reference);
+    EXPECT_TRUE(agree(energyAndForces(cuda), energyAndForces(reference), 1e-5));
+}
+
+TEST(CudaNarumiNonbondedForce, ForceGroupsSelectTheForce) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(3000, 15);
+    Narumi* force = makeNarumiForce(water, periodicSettings(1.0));
+    force->setForceGroup(2);
+    auto bonds = new HarmonicBondForce();
+    for (const auto& bond : water.bonds)
+        bonds->addBond(bond.first, bond.second, 0.1, 1000.0);
+    auto system = makeSystem(water, {force, bonds});
+    VerletIntegrator cudaIntegrator(0.001), referenceIntegrator(0.001);
+    Context cuda(*system, cudaIntegrator, Platform::getPlatformByName("CUDA"));
+    Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+    cuda.setPositions(water.positions);
+    reference.setPositions(water.positions);
+    EXPECT_TRUE(agree(energyAndForces(cuda, 1 << 2), energyAndForces(reference, 1 << 2), 1e-5));
+    EXPECT_TRUE(agree(energyAndForces(cuda), energyAndForces(reference), 1e-5));
+    EnergyAndForces bondsOnly = energyAndForces(cuda, 1 << 0);
+    EXPECT_NEAR(bondsOnly.energy, energyAndForces(reference, 1 << 0).energy, 1e-5 * fabs(bondsOnly.energy));
+}
+
+TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
+    SKIP_WITHOUT_CUDA();
+    // Flexible water with heavy hydrogens (no constraints, so the test sees only this force and the integrator),
+    // 0.5 fs velocity Verlet: the total energy must stay within a small fraction of kT per molecule.
+    TestSystem water = waterBoxOfAtoms(6000, 16);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0, 0.9))});
+    auto bonds = new HarmonicBondForce();
+    for (const auto& bond : water.bonds)
+        bonds->addBond(bond.first, bond.second, 0.09572, 4.6e5);
+    system->addForce(bonds);
+    auto angles = new HarmonicAngleForce();  // without it the excluded H-H pair of a molecule may collapse onto itself
+    for (int o = 0; o < water.size(); o += 3)
+        angles->addAngle(o + 1, o, o + 2, 104.52 * M_PI / 180, 383.0);
+    system->addForce(angles);
+    for (int i = 0; i < water.size(); i++)
+        system->setParticleMass(i, i % 3 == 0 ? 16.0 : 4.0);  // heavy hydrogens allow 0.5 fs with flexible bonds
+    VerletIntegrator integrator(0.0005);
+    Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+    context.setPositions(water.positions);
+    context.setVelocitiesToTemperature(300.0, 1);
+    LocalEnergyMinimizer::minimize(context, 10.0, 200);
+    context.setVelocitiesToTemperature(300.0, 2);
+    integrator.step(200);
+    auto total = [&] {
+        State state = context.getState(State::Energy);
+        return state.getPotentialEnergy() + state.getKineticEnergy();
+    };
+    double start = total();
+    double largestDeviation = 0;
+    for (int block = 0; block < 10; block++) {
+        integrator.step(200);
+        largestDeviation = max(largestDeviation, fabs(total() - start));
+    }
+    double kT = 0.0083144626 * 300.0;
+    EXPECT_LT(largestDeviation, 0.1 * kT * water.size() / 100.0) << "start " << start;
+}
+
+} // namespace
