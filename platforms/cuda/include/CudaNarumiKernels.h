@@ -30,7 +30,11 @@ private:
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     void allocateTiles(int capacity);
-    /** Act on the status words of the last evaluation: grow the tile list, report errors.  wait: block for them. */
+    /**
+     * Act on the status words of the last evaluation: grow the tile list and report range errors.  With wait (an
+     * energy evaluation, or the first one) it blocks and marks an out-of-range evaluation in lastEvaluationOutOfRange;
+     * otherwise it looks only if they have arrived, and throws OpenMMException for an out-of-range earlier step.
+     */
     void checkStatus(bool wait);
 
     OpenMM::CudaContext& cu;
@@ -47,6 +51,7 @@ private:
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;
     bool statusPending = false, tileListSized = false;
+    bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
 };
 
 } // namespace NarumiPlugin

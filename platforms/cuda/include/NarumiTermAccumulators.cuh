@@ -27,11 +27,16 @@ constexpr float NARUMI_LARGE_TERM = 32768.0f;
 /** A term must stay below 2^31 to have a 64-bit fixed-point value at OpenMM's scale. */
 constexpr float NARUMI_FIXED_POINT_LIMIT = 2147483648.0f;
 
-/** Round a float term to OpenMM's fixed point: exact (a float times 2^32 is an integer unless tiny) and odd. */
+/**
+ * Round a float term to OpenMM's fixed point: exact (a float times 2^32 is an integer unless tiny) and odd.  A term
+ * beyond the range (or NaN) raises NARUMI_ERROR_TERM_RANGE and saturates (NaN gives 0), still as a function of the
+ * term alone, so that an excluded pair cancels even then; the host never lets such an evaluation pass silently.
+ */
 __device__ inline long long narumiFixedPointTerm(float y, int& errors) {
     if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
         errors |= NARUMI_ERROR_TERM_RANGE;
-        return 0;
+        const long long saturated = 0x7fffffff00000000LL;
+        return y > 0.0f ? saturated : (y < 0.0f ? -saturated : 0);
     }
     return __float2ll_rn(__fmul_rn(y, NARUMI_FIXED_POINT_SCALE));
 }

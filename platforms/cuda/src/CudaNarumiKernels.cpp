@@ -255,6 +255,12 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),
                     "clearing the error flags");
+        if (wait) {
+            // An energy evaluation of this very state: report it through an infinite energy, which a minimizer's
+            // line search rejects (it probes such overlaps) and which getState shows to anyone else.
+            lastEvaluationOutOfRange = true;
+            return;
+        }
         string what = (words.errorFlags & NARUMI_ERROR_TERM_RANGE)
             ? "a pair force or energy was not finite or exceeded 2^31 kJ/mol(/nm), OpenMM's fixed-point range"
             : "an atom's force sum left the range of Narumi's accumulator (|F| >= 2^20 kJ/mol/nm)";
@@ -290,8 +296,11 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     checkDriver(cuEventRecord(statusReady, stream), "recording an event");
     statusPending = true;
     // The first evaluation sizes the tile list; energy evaluations report errors at once (OpenMM waits for them anyway).
+    lastEvaluationOutOfRange = false;
     if (!tileListSized || includeEnergy)
         checkStatus(true);
+    if (includeEnergy && lastEvaluationOutOfRange)
+        return numeric_limits<double>::infinity();
     if (includeEnergy && periodic && dispersionCoefficient != 0)
         return dispersionCoefficient / (boxVectors[0][0] * boxVectors[1][1] * boxVectors[2][2]);
     return 0.0;
