@@ -1,5 +1,5 @@
 /**
- * The CUDA backend: host side.  Per frame: upload the positions, wrap and sort the selected atoms by cell
+ * The CUDA backend: host side.  Per frame: upload the selected atoms' positions, wrap and sort the selected atoms by cell
  * (cub::DeviceRadixSort; the sort also gives the all-pairs tiles spatial locality), count cell occupancy
  * (cub::DeviceHistogram + cub::DeviceScan) for the cell list, then histogram in shared memory, one pass per
  * MAX_PASS_BINS bins, into 64-bit global counts that persist across frames.
@@ -55,18 +55,53 @@ private:
     size_t capacity_ = 0;
 };
 
-/** One selection on the device: indices, groups, and this frame's wrapped, sorted atoms and cell ranges. */
+/** Page-locked host memory that only grows: the staging area of each frame's upload. */
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() {
+        cudaFreeHost(data_);
+    }
+    T* reserve(size_t count) {
+        if (count > capacity_) {
+            cudaFreeHost(data_);
+            data_ = nullptr;
+            capacity_ = 0;
+            check(cudaMallocHost(&data_, std::max<size_t>(count, 1) * sizeof(T)), "cudaMallocHost");
+            capacity_ = count;
+        }
+        return data_;
+    }
+
+private:
+    T* data_ = nullptr;
+    size_t capacity_ = 0;
+};
+
+/** Copies the selected atoms' coordinates, in selection order, to staging (3 values per atom). */
+template <class Real>
+void gatherSelected(const Real* positions, const std::vector<int>& selection, Real* staging) {
+    for (size_t k = 0; k < selection.size(); k++) {
+        const Real* p = positions + 3 * (size_t) selection[k];
+        staging[3 * k] = p[0];
+        staging[3 * k + 1] = p[1];
+        staging[3 * k + 2] = p[2];
+    }
+}
+
+/** One selection on the device: exclusion groups, and this frame's wrapped, sorted atoms and cell ranges. */
 struct DeviceSelection {
     int count = 0;
-    DeviceBuffer<int> indices, groups;
+    DeviceBuffer<int> groups;
     DeviceBuffer<float4> wrapped, sorted;
     DeviceBuffer<unsigned int> cellKeys, sortedKeys;
     DeviceBuffer<int> slots, sortedSlots, cellCounts, cellStart;
 
     void upload(const std::vector<int>& selection, const std::vector<int>& groupOfSlot, cudaStream_t stream) {
         count = selection.size();
-        check(cudaMemcpyAsync(indices.reserve(count), selection.data(), count * sizeof(int), cudaMemcpyHostToDevice, stream),
-              "upload selection");
         if (!groupOfSlot.empty())
             check(cudaMemcpyAsync(groups.reserve(count), groupOfSlot.data(), count * sizeof(int), cudaMemcpyHostToDevice, stream),
                   "upload groups");
@@ -125,22 +160,33 @@ public:
 
     void accumulate(const FrameInput& frame) override {
         check(cudaSetDevice(device_), "cudaSetDevice");
-        size_t values = 3 * (size_t) problem_.numAtoms;
-        const float* positionsFloat = nullptr;
-        const double* positionsDouble = nullptr;
+        // Only the selected atoms travel: gathered in selection order into page-locked memory, one copy.
+        size_t valuesA = 3 * (size_t) selectionA_.count, valuesB = 3 * (size_t) selectionB_.count;
+        const float* positionsFloat[2] = {nullptr, nullptr};
+        const double* positionsDouble[2] = {nullptr, nullptr};
         if (frame.positionsFloat) {
-            positionsFloat = positionsFloat_.reserve(values);
-            check(cudaMemcpyAsync(positionsFloat_.data(), frame.positionsFloat, values * sizeof(float), cudaMemcpyHostToDevice, stream_),
+            float* staging = stagingFloat_.reserve(valuesA + valuesB);
+            gatherSelected(frame.positionsFloat, problem_.selectionA, staging);
+            gatherSelected(frame.positionsFloat, problem_.selectionB, staging + valuesA);
+            float* device = positionsFloat_.reserve(valuesA + valuesB);
+            check(cudaMemcpyAsync(device, staging, (valuesA + valuesB) * sizeof(float), cudaMemcpyHostToDevice, stream_),
                   "upload positions");
+            positionsFloat[0] = device;
+            positionsFloat[1] = device + valuesA;
         } else {
-            positionsDouble = positionsDouble_.reserve(values);
-            check(cudaMemcpyAsync(positionsDouble_.data(), frame.positionsDouble, values * sizeof(double), cudaMemcpyHostToDevice, stream_),
+            double* staging = stagingDouble_.reserve(valuesA + valuesB);
+            gatherSelected(frame.positionsDouble, problem_.selectionA, staging);
+            gatherSelected(frame.positionsDouble, problem_.selectionB, staging + valuesA);
+            double* device = positionsDouble_.reserve(valuesA + valuesB);
+            check(cudaMemcpyAsync(device, staging, (valuesA + valuesB) * sizeof(double), cudaMemcpyHostToDevice, stream_),
                   "upload positions");
+            positionsDouble[0] = device;
+            positionsDouble[1] = device + valuesA;
         }
         bool cellList = frame.algorithm == Algorithm::CellList;
-        prepare(selectionA_, positionsFloat, positionsDouble, frame, cellList);
+        prepare(selectionA_, positionsFloat[0], positionsDouble[0], frame, cellList);
         if (!problem_.sameSelection)
-            prepare(selectionB_, positionsFloat, positionsDouble, frame, cellList);
+            prepare(selectionB_, positionsFloat[1], positionsDouble[1], frame, cellList);
         const DeviceSelection& b = problem_.sameSelection ? selectionA_ : selectionB_;
         Cuda::DeviceAtoms atomsA{selectionA_.sorted.data(), selectionA_.count, selectionA_.cellStart.data()};
         Cuda::DeviceAtoms atomsB{b.sorted.data(), b.count, b.cellStart.data()};
@@ -185,7 +231,7 @@ private:
             return;
         int numCells = frame.grid.numCells();
         int keyBits = bitsFor((unsigned) numCells);
-        check(Cuda::launchPrepareAtoms(positionsFloat, positionsDouble, s.indices.data(), problem_.groupA.empty() ? nullptr : s.groups.data(),
+        check(Cuda::launchPrepareAtoms(positionsFloat, positionsDouble, problem_.groupA.empty() ? nullptr : s.groups.data(),
                                        n, frame.box, frame.grid, s.wrapped.reserve(n), s.cellKeys.reserve(n), s.slots.reserve(n), stream_),
               "prepare atoms");
         size_t sortBytes = 0, histogramBytes = 0, scanBytes = 0;
@@ -216,6 +262,8 @@ private:
     int numSMs_ = 1;
     cudaStream_t stream_ = nullptr;
     DeviceSelection selectionA_, selectionB_;
+    PinnedBuffer<float> stagingFloat_;
+    PinnedBuffer<double> stagingDouble_;
     DeviceBuffer<float> positionsFloat_;
     DeviceBuffer<double> positionsDouble_;
     DeviceBuffer<unsigned char> temporary_;

@@ -12,18 +12,55 @@ __device__ __forceinline__ float4 paddingAtom() {
     return make_float4(nan, nan, nan, 0.0f);
 }
 
+/** Whether a pair passes the prefilter (and the exclusion groups); r2 is its squared distance. */
+template <BoxKind KIND, bool EXCLUSIONS>
+__device__ __forceinline__ bool pairInRange(const float4& a, const float4& b, const BoxFloat& box, const Binning& binning,
+                                            float& r2) {
+    r2 = distanceSquared<KIND>(a.x, a.y, a.z, b.x, b.y, b.z, box);
+    bool counted = r2 < binning.filterSq;
+    if (EXCLUSIONS)
+        counted = counted && __float_as_int(a.w) != __float_as_int(b.w);
+    return counted;
+}
+
+/** Adds a pair that passed the prefilter to the shared histogram of this pass. */
+__device__ __forceinline__ void countInRange(float r2, const Binning& binning, const BinPass& pass, unsigned int* passCounts) {
+    int bin = binIndex(r2, binning) - pass.firstBin;
+    if ((unsigned) bin < (unsigned) pass.numBins)
+        atomicAdd(&passCounts[bin], 1u);
+}
+
 /** Counts one pair into the shared histogram of this pass. */
 template <BoxKind KIND, bool EXCLUSIONS>
 __device__ __forceinline__ void countPair(const float4& a, const float4& b, bool allowed, const BoxFloat& box,
                                           const Binning& binning, const BinPass& pass, unsigned int* passCounts) {
-    float r2 = distanceSquared<KIND>(a.x, a.y, a.z, b.x, b.y, b.z, box);
-    bool counted = allowed && r2 < binning.filterSq;
-    if (EXCLUSIONS)
-        counted = counted && __float_as_int(a.w) != __float_as_int(b.w);
-    if (counted) {
-        int bin = binIndex(r2, binning) - pass.firstBin;
-        if ((unsigned) bin < (unsigned) pass.numBins)
-            atomicAdd(&passCounts[bin], 1u);
+    float r2;
+    if (pairInRange<KIND, EXCLUSIONS>(a, b, box, binning, r2) && allowed)
+        countInRange(r2, binning, pass, passCounts);
+}
+
+/**
+ * One selection-2 atom against the ATOMS_PER_THREAD selection-1 atoms of this thread.  Most pairs lie beyond rMax:
+ * they cost the distance and one compare, with a single branch for all of them instead of one per pair.
+ */
+template <BoxKind KIND, bool MASKED, bool EXCLUSIONS>
+__device__ __forceinline__ void countAgainstMine(const float4 (&mine)[ATOMS_PER_THREAD], const float4& other, int j,
+                                                 const BoxFloat& box, const Binning& binning, const BinPass& pass,
+                                                 unsigned int* passCounts) {
+    float r2[ATOMS_PER_THREAD];
+    bool inRange[ATOMS_PER_THREAD], any = false;
+#pragma unroll
+    for (int k = 0; k < ATOMS_PER_THREAD; k++) {
+        inRange[k] = pairInRange<KIND, EXCLUSIONS>(mine[k], other, box, binning, r2[k]);
+        if (MASKED)
+            inRange[k] = inRange[k] && j > k * PAIR_THREADS + (int) threadIdx.x;
+        any = any || inRange[k];
+    }
+    if (any) {
+#pragma unroll
+        for (int k = 0; k < ATOMS_PER_THREAD; k++)
+            if (inRange[k])
+                countInRange(r2[k], binning, pass, passCounts);
     }
 }
 
@@ -39,13 +76,11 @@ __device__ void flushCounts(unsigned int* passCounts, const BinPass& pass, unsig
 }
 
 template <class Real>
-__global__ void prepareAtomsKernel(const Real* __restrict__ positions, const int* __restrict__ selection,
-                                   const int* __restrict__ groups, int count, BoxDouble box, BoxInverse inverse,
-                                   CellGrid grid, float4* __restrict__ wrapped, unsigned int* __restrict__ cellKeys,
-                                   int* __restrict__ slots) {
+__global__ void prepareAtomsKernel(const Real* __restrict__ positions, const int* __restrict__ groups, int count,
+                                   BoxDouble box, BoxInverse inverse, CellGrid grid, float4* __restrict__ wrapped,
+                                   unsigned int* __restrict__ cellKeys, int* __restrict__ slots) {
     for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
-        size_t atom = selection[k];
-        double x = positions[3 * atom], y = positions[3 * atom + 1], z = positions[3 * atom + 2];
+        double x = positions[3 * (size_t) k], y = positions[3 * (size_t) k + 1], z = positions[3 * (size_t) k + 2];
         if (box.kind != BoxKind::None)
             wrapIntoBox(x, y, z, box, inverse);
         cellKeys[k] = cellIndex(x, y, z, grid, box, inverse);
@@ -97,21 +132,12 @@ allPairsKernel(DeviceAtoms a, DeviceAtoms b, AllPairsGeometry geometry, BoxFloat
         }
         __syncthreads();
         if (SAME && c == tileA) {
-            for (int j = 0; j < TILE; j++) {
-                float4 other = chunk[j];
-#pragma unroll
-                for (int k = 0; k < ATOMS_PER_THREAD; k++)
-                    countPair<KIND, EXCLUSIONS>(mine[k], other, j > k * PAIR_THREADS + (int) threadIdx.x, box, binning,
-                                                pass, passCounts);
-            }
+            for (int j = 0; j < TILE; j++)
+                countAgainstMine<KIND, true, EXCLUSIONS>(mine, chunk[j], j, box, binning, pass, passCounts);
         } else {
 #pragma unroll 2
-            for (int j = 0; j < TILE; j++) {
-                float4 other = chunk[j];
-#pragma unroll
-                for (int k = 0; k < ATOMS_PER_THREAD; k++)
-                    countPair<KIND, EXCLUSIONS>(mine[k], other, true, box, binning, pass, passCounts);
-            }
+            for (int j = 0; j < TILE; j++)
+                countAgainstMine<KIND, false, EXCLUSIONS>(mine, chunk[j], j, box, binning, pass, passCounts);
         }
     }
     __syncthreads();
@@ -247,17 +273,17 @@ struct CellListLaunch {
 
 } // namespace
 
-cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positionsDouble, const int* selection,
-                               const int* groups, int count, const BoxDouble& box, const CellGrid& grid,
-                               float4* wrapped, unsigned int* cellKeys, int* slots, cudaStream_t stream) {
+cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positionsDouble, const int* groups, int count,
+                               const BoxDouble& box, const CellGrid& grid, float4* wrapped, unsigned int* cellKeys,
+                               int* slots, cudaStream_t stream) {
     const int threads = 256;
     BoxInverse inverse = boxInverse(box);
     if (positionsFloat)
-        prepareAtomsKernel<<<gridFor(count, threads), threads, 0, stream>>>(positionsFloat, selection, groups, count, box,
-                                                                            inverse, grid, wrapped, cellKeys, slots);
+        prepareAtomsKernel<<<gridFor(count, threads), threads, 0, stream>>>(positionsFloat, groups, count, box, inverse,
+                                                                            grid, wrapped, cellKeys, slots);
     else
-        prepareAtomsKernel<<<gridFor(count, threads), threads, 0, stream>>>(positionsDouble, selection, groups, count, box,
-                                                                            inverse, grid, wrapped, cellKeys, slots);
+        prepareAtomsKernel<<<gridFor(count, threads), threads, 0, stream>>>(positionsDouble, groups, count, box, inverse,
+                                                                            grid, wrapped, cellKeys, slots);
     return cudaGetLastError();
 }
 

@@ -41,9 +41,9 @@ struct DeviceAtoms {
     const int* cellStart;   // cell list only
 };
 
-/** Selected atoms: wrap (double), round to float4, cell index as sort key, slot k as sort value. */
-cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positionsDouble, const int* selection,
-                               const int* groups, int count, const BoxDouble& box, const CellGrid& grid,
+/** Selected atoms (positions already in selection order, 3 values each): wrap (double), round to float4, cell
+ *  index as sort key, slot k as sort value. */
+cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positionsDouble, const int* groups, int count, const BoxDouble& box, const CellGrid& grid,
                                float4* wrapped, unsigned int* cellKeys, int* slots, cudaStream_t stream);
 
 /** sorted[k] = wrapped[sortedSlots[k]]. */
