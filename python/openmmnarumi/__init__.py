@@ -10,6 +10,7 @@ import os as _os
 import openmm as _openmm
 
 from .narumi import NarumiNonbondedForce, createNarumiNonbondedForce, replaceNonbondedForces
+from .rdf import RDFEngine, RDFReporter, compute_rdf_trajectory  # GPU radial distribution functions (docs/rdf.md)
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures"]

@@ -1,0 +1,137 @@
+#ifndef NARUMI_RDF_ENGINE_H_
+#define NARUMI_RDF_ENGINE_H_
+
+/**
+ * Radial distribution functions g(r) between two atom selections, accumulated over frames with 64-bit counts.
+ *
+ * Pairs counted in frame f: every ordered pair (i, j) with i in selection 1, j in selection 2, i != j, not in the
+ * same exclusion group, rMin <= r_ij < rMax (minimum image).  With C_k the total count in bin k over F frames:
+ *     g_k = C_k / (N_pairs * sum_f(1/V_f) * 4/3 pi (r_{k+1}^3 - r_k^3)),   n_k = sum_{m<=k} C_m / (F * N1)
+ * where N_pairs = N1 N2 - |sel1 & sel2| - (ordered pairs within one exclusion group).  For identical selections
+ * N_pairs = N1 (N1 - 1) (Levine et al. 2011, Eqs. 1-5).  sum_f(1/V_f) is the normalisation of mdtraj, cpptraj
+ * and gmx rdf.  Frames without a box use the reference volume (setReferenceVolume) if one was given.
+ *
+ * Two backends count bitwise the same pairs in the same bins (RdfPairMath.h): a multithreaded CPU backend and a
+ * CUDA backend (tiled all-pairs histogramming, or a cell list).  Errors throw std::invalid_argument (bad input)
+ * or std::runtime_error (CUDA failures) with the offending value in the message.
+ */
+
+#include "RdfPairMath.h"
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace NarumiRdf {
+
+enum class Backend { Auto, CPU, CUDA };
+enum class Algorithm { Auto, AllPairs, CellList };
+
+struct RdfSettings {
+    double rMin = 0.0;
+    double rMax = 1.0;          // nm
+    int bins = 200;
+    Backend backend = Backend::Auto;
+    Algorithm algorithm = Algorithm::Auto;
+    int cpuThreads = 0;         // 0: std::thread::hardware_concurrency()
+    int cudaDevice = 0;
+};
+
+/** What a backend counts in one frame; positions are the caller's, numAtoms x 3 values in nm. */
+struct FrameInput {
+    const float* positionsFloat = nullptr;
+    const double* positionsDouble = nullptr;
+    BoxDouble box;
+    CellGrid grid;
+    Algorithm algorithm = Algorithm::AllPairs;  // already resolved
+};
+
+/** Interface of the backends.  Raw counts: unordered pairs i<j for identical selections, otherwise every
+ *  (i in A, j in B) pair, self pairs included (they fall in the bin of r = 0 unless exclusion groups are used). */
+class PairHistogramBackend {
+public:
+    virtual ~PairHistogramBackend() = default;
+    virtual void accumulate(const FrameInput& frame) = 0;
+    virtual std::vector<uint64_t> rawCounts() = 0;
+    virtual void reset() = 0;
+    virtual std::string name() const = 0;
+};
+
+/** Selections, exclusion groups and binning, validated; shared by the engine and its backends. */
+struct RdfProblem {
+    int numAtoms = 0;
+    std::vector<int> selectionA, selectionB;   // B empty when sameSelection
+    bool sameSelection = true;
+    std::vector<int> groupA, groupB;           // per selected atom; empty when no exclusion groups
+    RdfSettings settings;
+    Binning binning;
+};
+
+class RdfEngine {
+public:
+    /**
+     * numAtoms: atoms per frame.  selection2: nullptr means "the same as selection 1".  exclusionGroups: empty, or
+     * one integer per atom (pairs of equal group are skipped: a residue or molecule index, as MDAnalysis'
+     * exclusion_block does for fixed-size blocks).
+     */
+    RdfEngine(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
+              const RdfSettings& settings, const std::vector<int>& exclusionGroups = {});
+    ~RdfEngine();
+
+    /** Adds one frame.  box: 9 values (a, b, c row by row, nm) in OpenMM's reduced form, or nullptr. */
+    void addFrame(const float* positions, const double* box);
+    void addFrame(const double* positions, const double* box);
+
+    /** The volume (nm^3) that normalises frames without a periodic box. */
+    void setReferenceVolume(double volume);
+    void reset();
+
+    int64_t numFrames() const { return numFrames_; }
+    /** Ordered-pair counts per bin summed over frames (see the class comment); exact 64-bit integers. */
+    std::vector<uint64_t> pairCounts();
+    std::vector<double> binEdges() const;
+    std::vector<double> binCenters() const;
+    /** g(r); throws if there are no pairs to normalise by or a frame had no volume. */
+    std::vector<double> rdf();
+    /** n(r): mean number of selection-2 atoms within each bin's upper edge of a selection-1 atom. */
+    std::vector<double> coordinationNumber();
+
+    int64_t numPairsPerFrame() const { return numPairs_; }
+    int selection1Size() const { return (int) problem_.selectionA.size(); }
+    int selection2Size() const { return problem_.sameSelection ? selection1Size() : (int) problem_.selectionB.size(); }
+    const RdfSettings& settings() const { return problem_.settings; }
+    std::string backendName() const;
+    /** The algorithm the last frame used ("all-pairs" or "cell-list"; empty before the first frame). */
+    std::string lastAlgorithm() const { return lastAlgorithm_; }
+    /** Largest rMax this box allows: min(ax, by, cz) / 2. */
+    static double maximumRMax(const double* box);
+    static bool cudaAvailable();
+
+private:
+    void addFrameImpl(const float* positionsFloat, const double* positionsDouble, const double* box);
+    BoxDouble parseBox(const double* box) const;
+    CellGrid makeGrid(const BoxDouble& box, const float* pf, const double* pd) const;
+
+    RdfProblem problem_;
+    std::unique_ptr<PairHistogramBackend> backend_;
+    int64_t numPairs_ = 0;        // ordered pairs per frame (normalisation)
+    int64_t overlap_ = 0;         // atoms in both selections
+    int64_t numFrames_ = 0;
+    int64_t framesWithoutVolume_ = 0;
+    double sumInverseVolume_ = 0;
+    double referenceVolume_ = 0;
+    std::string lastAlgorithm_;
+};
+
+/** Backends (RdfCpuBackend.cpp, cuda/RdfCudaBackend.cu). */
+std::unique_ptr<PairHistogramBackend> createCpuBackend(const RdfProblem& problem);
+std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& problem);
+bool cudaDevicePresent();
+
+/** Chooses the algorithm: a cell list when its 27-cell stencil covers at most a quarter of the grid and there are
+ *  at least 2^24 pairs, otherwise all pairs (docs/rdf.md). */
+Algorithm chooseAlgorithm(const CellGrid& grid, int64_t numPairs);
+
+} // namespace NarumiRdf
+
+#endif // NARUMI_RDF_ENGINE_H_

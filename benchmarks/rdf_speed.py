@@ -1,0 +1,309 @@
+"""Speed of the RDF engine: atom pairs per second on water boxes from 10k to 4.7M atoms (all-pairs and cell-list
+paths), the CPU backend and mdtraj.compute_rdf on the same 100k-atom frame, and the overhead of RDFReporter every
+100 steps in a ~100k-atom OpenMM simulation on the CUDA platform.
+
+    python3 benchmarks/rdf_speed.py [--sizes 10000,100000,1000000,4741632] [--markdown FILE] [--json FILE]
+                                    [--skip-mdtraj] [--skip-overhead]
+
+Water boxes: a TIP3P box from OpenMM's Modeller, replicated and cut to a cube of the requested size (whole
+molecules whose oxygen lies inside); the seams are not equilibrated, which does not change the work.  Rates count
+the distances the engine evaluates: N(N-1)/2 for identical selections (each unordered pair once; the paper's
+N1*N2 metric counts them twice), N1*N2 for disjoint ones.  Times are end to end per frame (upload, wrap, sort,
+histogram, synchronize), medians of repeated frames after a warm-up frame.
+"""
+import argparse
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from openmmnarumi.rdf import RDFEngine, RDFReporter, cudaAvailable
+
+PAPER_RATE = 38.47e9  # pairs/s, Levine et al. 2011, four GTX 480 (N1*N2 counting)
+R_MAX = 1.2
+
+
+def water_template(edge_nm=3.1):
+    """Positions (nm) and elements of a TIP3P box from Modeller: the unit that is replicated."""
+    import openmm
+    import openmm.app as app
+    import openmm.unit as unit
+    forcefield = app.ForceField("amber14/tip3p.xml")
+    modeller = app.Modeller(app.Topology(), [])
+    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(edge_nm, edge_nm, edge_nm) * unit.nanometer)
+    positions = np.array(modeller.positions.value_in_unit(unit.nanometer))
+    elements = np.array([atom.element.symbol for atom in modeller.topology.atoms()])
+    return positions, elements, edge_nm
+
+
+def water_box(num_atoms, template):
+    """About num_atoms atoms of water in a cube at the template's density: (positions float64, elements, edge)."""
+    positions, elements, edge0 = template
+    density = len(positions) / edge0 ** 3
+    edge = (num_atoms / density) ** (1.0 / 3.0)
+    copies = int(math.ceil(edge / edge0))
+    shifts = np.array([(i, j, k) for i in range(copies) for j in range(copies) for k in range(copies)]) * edge0
+    molecules = positions.reshape(-1, 3, 3)  # O, H, H per water
+    oxygens = molecules[:, 0, :]
+    all_molecules = (molecules[None, :, :, :] + shifts[:, None, None, :]).reshape(-1, 3, 3)
+    all_oxygens = (oxygens[None, :, :] + shifts[:, None, :]).reshape(-1, 3)
+    inside = np.all((all_oxygens >= 0) & (all_oxygens < edge), axis=1)
+    kept = all_molecules[inside].reshape(-1, 3)
+    kept_elements = np.tile(elements.reshape(-1, 3), (len(shifts), 1))[inside].reshape(-1)
+    return np.ascontiguousarray(kept), kept_elements, edge
+
+
+def time_frames(engine, positions, box, min_seconds=1.0, max_frames=20, warmup=True):
+    """Median seconds per addFrame (synchronous: includes upload and the final synchronization)."""
+    if warmup:
+        engine.addFrame(positions, box)
+    times = []
+    start = time.perf_counter()
+    while len(times) < max_frames and (len(times) < 3 or time.perf_counter() - start < min_seconds):
+        t0 = time.perf_counter()
+        engine.addFrame(positions, box)
+        times.append(time.perf_counter() - t0)
+        if times[-1] > 2.0:
+            break
+    return statistics.median(times), len(times)
+
+
+def gpu_rows(sizes, template, rows):
+    for requested in sizes:
+        positions, elements, edge = water_box(requested, template)
+        n = len(positions)
+        box = np.diag([edge] * 3)
+        everything = np.arange(n)
+        pairs = n * (n - 1) // 2
+        cases = [("all-pairs", R_MAX, 240), ("cell-list", R_MAX, 240)]
+        if n <= 1_100_000:
+            cases.append(("all-pairs", 0.5 * edge, 2000))
+        for algorithm, r_max, bins in cases:
+            engine = RDFEngine(n, everything, rMax=r_max, bins=bins, backend="cuda", algorithm=algorithm)
+            big = algorithm == "all-pairs" and pairs > 2e11
+            seconds, frames = time_frames(engine, positions, box, warmup=not big, max_frames=3 if big else 20)
+            rows.append(dict(part="gpu", atoms=n, edge_nm=round(edge, 3), selection="all atoms (identical)",
+                             algorithm=algorithm, r_max_nm=round(r_max, 3), bins=bins, frames=frames,
+                             seconds_per_frame=seconds, pairs=pairs, pairs_per_second=pairs / seconds,
+                             paper_metric_per_second=2 * pairs / seconds))
+            print(f"  {n:>9} atoms {algorithm:9} rMax {r_max:6.2f} nm: {seconds * 1e3:10.3f} ms/frame, "
+                  f"{pairs / seconds / 1e9:9.1f} G distinct pairs/s ({frames} frames)", flush=True)
+        if n <= 1_100_000:
+            # Disjoint selections, as in the paper's N1 x N2 setting: oxygens against hydrogens.
+            oxygens, hydrogens = np.flatnonzero(elements == "O"), np.flatnonzero(elements == "H")
+            engine = RDFEngine(n, oxygens, hydrogens, rMax=R_MAX, bins=240, backend="cuda", algorithm="all-pairs")
+            seconds, frames = time_frames(engine, positions, box, max_frames=3 if n > 500_000 else 20)
+            cross = len(oxygens) * len(hydrogens)
+            rows.append(dict(part="gpu", atoms=n, edge_nm=round(edge, 3), selection="O x H (disjoint)",
+                             algorithm="all-pairs", r_max_nm=R_MAX, bins=240, frames=frames,
+                             seconds_per_frame=seconds, pairs=cross, pairs_per_second=cross / seconds,
+                             paper_metric_per_second=cross / seconds))
+            print(f"  {n:>9} atoms O x H all-pairs: {cross / seconds / 1e9:9.1f} G pairs/s", flush=True)
+
+
+def comparison_rows(template, rows, skip_mdtraj):
+    """100k-atom water, O-O to 1.2 nm: GPU (auto and all-pairs), the CPU backend, mdtraj.compute_rdf."""
+    positions, elements, edge = water_box(100_000, template)
+    n = len(positions)
+    box = np.diag([edge] * 3)
+    oxygens = np.flatnonzero(elements == "O")
+    bins = 240
+    base = dict(part="compare", atoms=n, selection=f"O-O ({len(oxygens)} oxygens)", r_max_nm=R_MAX, bins=bins)
+    results = {}
+    for label, backend, algorithm in [("openmm-narumi CUDA (auto)", "cuda", "auto"),
+                                      ("openmm-narumi CUDA all-pairs", "cuda", "all-pairs"),
+                                      ("openmm-narumi CPU (all cores)", "cpu", "auto")]:
+        if backend == "cuda" and not cudaAvailable():
+            continue
+        engine = RDFEngine(n, oxygens, rMax=R_MAX, bins=bins, backend=backend, algorithm=algorithm)
+        seconds, frames = time_frames(engine, positions, box, max_frames=10)
+        engine.reset()
+        engine.addFrame(positions, box)
+        results[label] = engine.rdf()
+        rows.append(dict(base, tool=label, algorithm=engine.lastAlgorithm, seconds_per_frame=seconds, frames=frames))
+        print(f"  {label:32} {seconds * 1e3:10.3f} ms/frame ({engine.lastAlgorithm})", flush=True)
+    if not skip_mdtraj:
+        try:
+            import mdtraj
+        except ImportError:
+            print("  mdtraj is not installed: no mdtraj row", flush=True)
+            return
+        topology = mdtraj.Topology()
+        chain = topology.add_chain()
+        for m in range(n // 3):
+            residue = topology.add_residue("HOH", chain)
+            for name, symbol in (("O", "O"), ("H1", "H"), ("H2", "H")):
+                topology.add_atom(name, mdtraj.element.get_by_symbol(symbol), residue)
+        trajectory = mdtraj.Trajectory(positions[None].astype(np.float32), topology,
+                                       unitcell_lengths=np.array([[edge] * 3]), unitcell_angles=np.array([[90.0] * 3]))
+        # The pair list mdtraj needs, built with NumPy (Topology.select_pairs iterates over itertools.combinations:
+        # tens of seconds for 5.5e8 pairs); its time is reported separately.
+        t0 = time.perf_counter()
+        first, second = np.triu_indices(len(oxygens), 1)
+        pairs = np.empty((len(first), 2), dtype=np.int32)
+        pairs[:, 0], pairs[:, 1] = oxygens[first], oxygens[second]
+        del first, second
+        pair_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r, g = mdtraj.compute_rdf(trajectory, pairs, r_range=(0.0, R_MAX), n_bins=bins)
+        seconds = time.perf_counter() - t0
+        reference = results.get("openmm-narumi CUDA (auto)", results.get("openmm-narumi CPU (all cores)"))
+        rows.append(dict(base, tool=f"mdtraj {mdtraj.__version__} compute_rdf", algorithm="all pairs (pair list)",
+                         seconds_per_frame=seconds, frames=1, pair_list_seconds=pair_seconds,
+                         max_abs_g_difference=float(np.max(np.abs(g - reference)))))
+        print(f"  mdtraj compute_rdf               {seconds * 1e3:10.3f} ms/frame (+{pair_seconds:.2f} s for "
+              f"select_pairs); max |g - g_narumi| = {np.max(np.abs(g - reference)):.2e}", flush=True)
+
+
+def overhead_rows(rows, steps=3000, interval=100):
+    """Steps per second of a ~100k-atom TIP3P box (PME, CUDA) with and without RDFReporter every 100 steps."""
+    import openmm
+    import openmm.app as app
+    import openmm.unit as unit
+    forcefield = app.ForceField("amber14/tip3p.xml")
+    modeller = app.Modeller(app.Topology(), [])
+    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(9.99, 9.99, 9.99) * unit.nanometer)
+    system = forcefield.createSystem(modeller.topology, nonbondedMethod=app.PME, nonbondedCutoff=1.0 * unit.nanometer,
+                                     constraints=app.HBonds, rigidWater=True)
+    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
+    simulation = app.Simulation(modeller.topology, system, integrator, openmm.Platform.getPlatformByName("CUDA"),
+                                {"Precision": "mixed"})
+    simulation.context.setPositions(modeller.positions)
+    simulation.minimizeEnergy(maxIterations=100)
+    simulation.context.setVelocitiesToTemperature(300 * unit.kelvin, 1)
+    simulation.step(500)
+    n = system.getNumParticles()
+
+    # The reporter is built and takes its first frame (selection, engine set-up) before the timed runs: that one-time
+    # cost is reported separately, the runs measure the steady state.
+    reporter = RDFReporter("/tmp/rdf_overhead.csv", interval, {"resname": "HOH", "name": "O"}, rMax=R_MAX, bins=240,
+                           plot=False)
+    t0 = time.perf_counter()
+    reporter.report(simulation, simulation.context.getState(getPositions=True))
+    setup_seconds = time.perf_counter() - t0
+
+    def run(with_reporter):
+        simulation.reporters.clear()
+        if with_reporter:
+            simulation.reporters.append(reporter)
+        simulation.context.getState(getEnergy=True)  # drain the queue before timing
+        t0 = time.perf_counter()
+        simulation.step(steps)
+        simulation.context.getState(getEnergy=True)
+        seconds = time.perf_counter() - t0
+        simulation.reporters.clear()
+        return seconds
+
+    run(True)  # warm-up
+    plain, with_rdf = [], []
+    for _ in range(3):
+        plain.append(run(False))
+        with_rdf.append(run(True))
+    # What one report costs, piece by piece: OpenMM's getState and the engine's addFrame.
+    get_state, add_frame = [], []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        state = simulation.context.getState(getPositions=True)
+        positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+        box = state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer)
+        t1 = time.perf_counter()
+        reporter.engine.addFrame(positions, box)
+        t2 = time.perf_counter()
+        get_state.append(t1 - t0)
+        add_frame.append(t2 - t1)
+    reporter.close()
+    t_plain, t_rdf = statistics.median(plain), statistics.median(with_rdf)
+    per_report = (t_rdf - t_plain) / (steps // interval)
+    rows.append(dict(part="overhead", atoms=n, steps=steps, interval=interval, seconds_without=t_plain,
+                     seconds_with=t_rdf, overhead_percent=100 * (t_rdf - t_plain) / t_plain,
+                     seconds_per_report=per_report, setup_seconds=setup_seconds,
+                     get_state_seconds=statistics.median(get_state), add_frame_seconds=statistics.median(add_frame),
+                     frames=reporter.engine.numFrames, algorithm=reporter.engine.lastAlgorithm, all_without=plain,
+                     all_with=with_rdf))
+    print(f"  {n} atoms, {steps} steps: {t_plain:.3f} s without, {t_rdf:.3f} s with RDFReporter every {interval} "
+          f"steps (medians of {plain} and {with_rdf}): overhead {100 * (t_rdf - t_plain) / t_plain:.2f}% "
+          f"({per_report * 1e3:.2f} ms per report; getState {statistics.median(get_state) * 1e3:.2f} ms, addFrame "
+          f"{statistics.median(add_frame) * 1e3:.2f} ms; one-time set-up {setup_seconds:.2f} s)", flush=True)
+
+
+def markdown(rows, device):
+    lines = [f"GPU: {device}", ""]
+    gpu = [r for r in rows if r["part"] == "gpu"]
+    if gpu:
+        lines += ["| atoms | selection | path | rMax (nm) | bins | ms/frame | distinct pairs/s | paper metric (N1·N2)/s "
+                  "| vs 38.47 G/s (4x GTX 480) |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in gpu:
+            # The cell list skips far pairs: its rate is the all-pairs work it replaces, per second.
+            equivalent = " (equiv.)" if r["algorithm"] == "cell-list" else ""
+            lines.append(f"| {r['atoms']:,} | {r['selection']} | {r['algorithm']} | {r['r_max_nm']} | {r['bins']} | "
+                         f"{r['seconds_per_frame'] * 1e3:.3f} | {r['pairs_per_second'] / 1e12:.3f} T{equivalent} | "
+                         f"{r['paper_metric_per_second'] / 1e12:.3f} T | "
+                         f"{r['paper_metric_per_second'] / PAPER_RATE:.0f}x |")
+        lines.append("")
+    compare = [r for r in rows if r["part"] == "compare"]
+    if compare:
+        fastest_cpu = min((r["seconds_per_frame"] for r in compare if "CUDA" not in r["tool"]), default=None)
+        lines += [f"100k-atom water, {compare[0]['selection']}, rMax {R_MAX} nm, {compare[0]['bins']} bins, one frame:", "",
+                  "| tool | path | ms/frame | speed-up over the fastest CPU row |", "| --- | --- | --- | --- |"]
+        for r in compare:
+            extra = f" (pair list: {r['pair_list_seconds']:.2f} s more)" if "pair_list_seconds" in r else ""
+            lines.append(f"| {r['tool']} | {r['algorithm']} | {r['seconds_per_frame'] * 1e3:.3f}{extra} | "
+                         f"{fastest_cpu / r['seconds_per_frame']:.1f}x |")
+        lines.append("")
+    for r in rows:
+        if r["part"] == "overhead":
+            lines.append(f"RDFReporter overhead: {r['atoms']:,}-atom TIP3P box, PME, CUDA mixed precision, "
+                         f"{r['steps']} steps of 2 fs: {r['seconds_without']:.3f} s without, {r['seconds_with']:.3f} s "
+                         f"with an O-O RDFReporter every {r['interval']} steps ({r['algorithm']}): "
+                         f"**{r['overhead_percent']:.2f}%** ({r['seconds_per_report'] * 1e3:.2f} ms per report; of it, "
+                         f"OpenMM's getState(positions) {r['get_state_seconds'] * 1e3:.2f} ms and the engine's addFrame "
+                         f"{r['add_frame_seconds'] * 1e3:.2f} ms; one-time set-up at the first report "
+                         f"{r['setup_seconds']:.2f} s, not included).")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000,4741632")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    parser.add_argument("--skip-mdtraj", action="store_true")
+    parser.add_argument("--skip-overhead", action="store_true")
+    parser.add_argument("--skip-gpu-table", action="store_true")
+    args = parser.parse_args()
+    device = "no CUDA device"
+    if cudaAvailable():
+        try:
+            import subprocess
+            device = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                                    text=True).stdout.strip() or "CUDA device"
+        except OSError:
+            device = "CUDA device"
+    print(f"device: {device}; host: {platform.processor() or platform.machine()}", flush=True)
+    template = water_template()
+    rows = []
+    if cudaAvailable() and not args.skip_gpu_table:
+        RDFEngine(3, [0, 1, 2], rMax=0.5, bins=10, backend="cuda").addFrame(np.zeros((3, 3)), np.eye(3) * 2)
+        print("GPU pair rates:", flush=True)
+        gpu_rows([int(s) for s in args.sizes.split(",")], template, rows)
+    print("100k-atom water O-O comparison:", flush=True)
+    comparison_rows(template, rows, args.skip_mdtraj)
+    if cudaAvailable() and not args.skip_overhead:
+        print("RDFReporter overhead:", flush=True)
+        overhead_rows(rows)
+    text = markdown(rows, device)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as out:
+            out.write(text)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
