@@ -10,6 +10,7 @@ import os as _os
 import openmm as _openmm
 
 from .narumi import NarumiNonbondedForce, createNarumiNonbondedForce, replaceNonbondedForces
+from . import hcp  # ALPB surface potential with hierarchical charge partitioning (issue 7)
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures"]
