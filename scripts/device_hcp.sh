@@ -33,14 +33,12 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     ctest --test-dir build/wheel --output-on-failure --no-tests=error -R "hcp" | tee /tmp/ctest.log
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     grep -q "cuda\..*Skipped" /tmp/ctest.log && { echo "CUDA tests were skipped: no GPU seen"; status=1; }
-    echo "== ctest (HCP CUDA tests, exact kernel variant 'expanded')"
-    NARUMI_HCP_EXACT_KERNEL=expanded ctest --test-dir build/wheel --output-on-failure -R "cuda.hcp" || echo "(expanded variant failed)"
     echo "== pytest (HCP)"
     python3 -m pytest tests/python/test_hcp.py -q -rs --data-dir "$data_dir" || status=1
     echo "== SASS instruction mix of the kernels"
     object=$(find build/wheel -name "CudaSurfacePotential.cu.o" | head -n 1)
     cuobjdump -sass "$object" > "$out/hcp_kernels.sass" 2>&1 || true
-    for kernel in exactCoulombKernel exactCoulombExpandedKernel hcpCoulombKernelILb1E; do
+    for kernel in exactCoulombKernel hcpCoulombKernelILb1E; do
         echo "-- $kernel"
         awk -v k="$kernel" '/Function :/ {on = index($0, k) > 0} on' "$out/hcp_kernels.sass" |
             grep -oE "^\s+/\*[0-9a-f]+\*/\s+[A-Z0-9_.]+" | awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn | head -n 12
@@ -48,9 +46,6 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     echo "== benchmark"
     python3 benchmarks/hcp_surface_potential.py --data-dir "$data_dir" --markdown "$out/hcp_benchmark.md" \
         --json "$out/hcp_benchmark.json" --repeats 10 --cpu-exact-limit 1e10 || status=1
-    echo "== benchmark, exact kernel variant 'expanded' (GPU only)"
-    NARUMI_HCP_EXACT_KERNEL=expanded python3 benchmarks/hcp_surface_potential.py --data-dir "$data_dir" \
-        --sizes nucleosome groel capsid --backends cuda --markdown "$out/hcp_benchmark_expanded.md" --repeats 10 || true
     echo "== exit status $status"
     exit $status
 } 2>&1 | tee "$out/device_hcp.log"

@@ -1,7 +1,6 @@
 // CUDA backend.  The host side owns memory and launch geometry; each kernel does one job:
 //   exactCoulombKernel   sum_i q_i / d_i over all atoms, atom tiles staged in shared memory, several points per
 //                        thread (register blocking), the atoms optionally split into chunks for small point sets
-//                        (exactCoulombExpandedKernel: the same with fewer instructions per pair, see there)
 //   hcpCoulombKernel     the HCP walk of Daga et al., one thread per point; the warp walks the hierarchy in
 //                        lockstep (a level is opened when any lane needs it, __any_sync), so the component records
 //                        it reads are the same for all lanes; the top two levels are staged in shared memory
@@ -16,7 +15,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -119,62 +117,6 @@ __global__ void __launch_bounds__(kExactBlock) exactCoulombKernel(const float4* 
         __syncthreads();
     }
     // Point-major layout: each point's chunk sums are one contiguous segment for CUB.
-    for (int k = 0; k < kPointsPerThread; ++k) {
-        const int p = (blockIdx.x * kPointsPerThread + k) * kExactBlock + threadIdx.x;
-        if (p < numPoints) sums[static_cast<size_t>(p) * numChunks + blockIdx.y] = sum[k];
-    }
-}
-
-// The same sum with |a - p|^2 = |a|^2 + |p|^2 - 2 a.p about an origin at the block's first point: per pair one
-// FADD and three FFMA instead of three FADD, an FMUL and two FFMA, leaving the issue slots to the MUFU rsqrt.
-// Rounding grows with the points' distance from that origin (|p|^2 / r^2), so this pays when a block's points
-// are close together (surface points in atom order).  Selected with NARUMI_HCP_EXACT_KERNEL=expanded.
-__global__ void __launch_bounds__(kExactBlock) exactCoulombExpandedKernel(const float4* __restrict__ points,
-                                                                          int numPoints,
-                                                                          const float4* __restrict__ atoms,
-                                                                          int numAtoms, int atomsPerChunk,
-                                                                          double* __restrict__ sums) {
-    __shared__ float4 tile[kExactBlock];  // atom - origin, charge
-    __shared__ float tileNorm2[kExactBlock];
-    const int numChunks = gridDim.y;
-    const float4 origin = points[min(blockIdx.x * kPointsPerThread * kExactBlock, numPoints - 1)];
-    float3 minusTwoP[kPointsPerThread];
-    float pointNorm2[kPointsPerThread];
-    double sum[kPointsPerThread];
-    for (int k = 0; k < kPointsPerThread; ++k) {
-        const int p = (blockIdx.x * kPointsPerThread + k) * kExactBlock + threadIdx.x;
-        const float4 point = points[min(p, numPoints - 1)];
-        const float x = point.x - origin.x, y = point.y - origin.y, z = point.z - origin.z;
-        minusTwoP[k] = make_float3(-2 * x, -2 * y, -2 * z);
-        pointNorm2[k] = fmaf(x, x, fmaf(y, y, z * z));
-        sum[k] = 0;
-    }
-    const int atomBegin = blockIdx.y * atomsPerChunk;
-    const int atomEnd = min(numAtoms, atomBegin + atomsPerChunk);
-    for (int base = atomBegin; base < atomEnd; base += kExactBlock) {
-        if (base + threadIdx.x < atomEnd) {
-            const float4 atom = atoms[base + threadIdx.x];
-            const float x = atom.x - origin.x, y = atom.y - origin.y, z = atom.z - origin.z;
-            tile[threadIdx.x] = make_float4(x, y, z, atom.w);
-            tileNorm2[threadIdx.x] = fmaf(x, x, fmaf(y, y, z * z));
-        }
-        __syncthreads();
-        const int count = min(kExactBlock, atomEnd - base);
-        float partial[kPointsPerThread] = {};
-#pragma unroll 4
-        for (int j = 0; j < count; ++j) {
-            const float4 atom = tile[j];
-            const float atomNorm2 = tileNorm2[j];
-#pragma unroll
-            for (int k = 0; k < kPointsPerThread; ++k) {
-                const float r2 = fmaf(atom.x, minusTwoP[k].x,
-                                      fmaf(atom.y, minusTwoP[k].y, fmaf(atom.z, minusTwoP[k].z, atomNorm2 + pointNorm2[k])));
-                partial[k] = fmaf(atom.w, rsqrtf(r2), partial[k]);
-            }
-        }
-        for (int k = 0; k < kPointsPerThread; ++k) sum[k] += partial[k];
-        __syncthreads();
-    }
     for (int k = 0; k < kPointsPerThread; ++k) {
         const int p = (blockIdx.x * kPointsPerThread + k) * kExactBlock + threadIdx.x;
         if (p < numPoints) sums[static_cast<size_t>(p) * numChunks + blockIdx.y] = sum[k];
@@ -289,8 +231,6 @@ public:
         check(cudaEventCreate(&stop_), "cudaEventCreate");
         check(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");
         check(cudaDeviceGetAttribute(&sharedPerBlock_, cudaDevAttrMaxSharedMemoryPerBlock, device_), "cudaDeviceGetAttribute");
-        const char* variant = std::getenv("NARUMI_HCP_EXACT_KERNEL");  // developer switch for benchmarks
-        expandedExactKernel_ = variant != nullptr && std::string(variant) == "expanded";
     }
     ~CudaBackend() override {
         cudaSetDevice(device_);
@@ -370,14 +310,9 @@ private:
             chunkSums_.resize(static_cast<size_t>(numPoints) * numChunks);
             chunkSums = chunkSums_.data();
         }
-        const dim3 grid(pointBlocks, numChunks);
-        if (expandedExactKernel_)
-            exactCoulombExpandedKernel<<<grid, kExactBlock, 0, stream_>>>(points_.data(), numPoints, atoms_.data(),
-                                                                          numAtoms, atomsPerChunk, chunkSums);
-        else
-            exactCoulombKernel<<<grid, kExactBlock, 0, stream_>>>(points_.data(), numPoints, atoms_.data(), numAtoms,
-                                                                  atomsPerChunk, chunkSums);
-        check(cudaGetLastError(), "exact Coulomb kernel launch");
+        exactCoulombKernel<<<dim3(pointBlocks, numChunks), kExactBlock, 0, stream_>>>(
+            points_.data(), numPoints, atoms_.data(), numAtoms, atomsPerChunk, chunkSums);
+        check(cudaGetLastError(), "exactCoulombKernel launch");
         if (numChunks == 1) return;
         if (segmentPoints_ != numPoints || segmentChunks_ != numChunks) {
             std::vector<int> offsets(numPoints + 1);
@@ -413,7 +348,6 @@ private:
 
     int device_;
     int numSMs_ = 0, sharedPerBlock_ = 0;
-    bool expandedExactKernel_ = false;
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     DeviceBuffer<float4> atoms_, points_;
