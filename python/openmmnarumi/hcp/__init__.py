@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from . import _hcp
+from .. import _hcp
 
 __all__ = ["SurfacePotential", "SurfacePotentialResult", "SurfacePointSet", "surface_points", "electrostatic_size",
            "atomic_radii", "component_indices", "charges_from_system", "prepare_molecule", "convert_potential",
@@ -107,7 +107,7 @@ def charges_from_system(system):
             return np.array([force.getParticleParameters(i)[0].value_in_unit(unit.elementary_charge)
                              for i in range(force.getNumParticles())], dtype=np.float64)
     try:
-        from .narumi import NarumiNonbondedForce
+        from ..narumi import NarumiNonbondedForce
         for force in system.getForces():
             if NarumiNonbondedForce.isinstance(force):
                 narumi = NarumiNonbondedForce.cast(force)
@@ -438,6 +438,3 @@ def main(argv=None):
     print("wrote " + ", ".join(written))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
