@@ -21,7 +21,6 @@ import argparse
 import csv
 import dataclasses
 import os
-import sys
 import time
 
 import numpy as np
