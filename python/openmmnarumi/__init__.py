@@ -11,6 +11,7 @@ import openmm as _openmm
 
 from .narumi import NarumiNonbondedForce, createNarumiNonbondedForce, replaceNonbondedForces
 from .rdf import RDFEngine, RDFReporter, compute_rdf_trajectory  # GPU radial distribution functions (docs/rdf.md)
+from . import hcp  # ALPB surface potential with hierarchical charge partitioning (issue 7)
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures"]
