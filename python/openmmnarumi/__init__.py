@@ -10,6 +10,7 @@ import os as _os
 import openmm as _openmm
 
 from .narumi import NarumiNonbondedForce, createNarumiNonbondedForce, replaceNonbondedForces
+from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap  # noqa: F401  (issue 6, potentialmap.py)
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures"]
