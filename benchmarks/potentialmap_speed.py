@@ -195,8 +195,8 @@ def main():
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in results:
         stage = row.get("binning_plus_map_s", row["stages_s"]["map"])
-        rate = f"{row['atom_evaluations_per_s'] / 1e12:.3f} T evals/s" if "atom_evaluations_per_s" in row else ""
-        error = f"{row['max_relative_percent']:.4f}" if "max_relative_percent" in row else "not computed"
+        rate = f"{row['atom_evaluations_per_s'] / 1e9:.4g} G evals/s" if "atom_evaluations_per_s" in row else ""
+        error = f"{row['max_relative_percent']:.3g}" if "max_relative_percent" in row else "not computed"
         print(f"| {row['case']} | {row['backend']} | {row['accumulation']} | {row.get('software_rsqrt_of_16', '')} | "
               f"{1e3 * row['wall_s']:.2f} | {1e3 * stage:.3f} | {rate} | {error} |")
     if args.json:

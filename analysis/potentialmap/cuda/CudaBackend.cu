@@ -85,7 +85,10 @@ int bitsFor(unsigned value) {
     return bits;
 }
 
-/** Points of 16 per thread whose 1/r runs on the FMA pipe in the direct kernel (docs/benchmarks.md: measured best). */
+/**
+ * Points of 16 per thread whose 1/r runs on the FMA pipe in the direct kernel.  Chosen from the issue-slot model in
+ * docs/potentialmap.md (4 of 16 balances SFU and issue); not yet measured on a GPU: the benchmark sweeps 0, 2, 4, 6.
+ */
 constexpr int DEFAULT_SOFTWARE_RSQRT = 4;
 
 template <class Accumulator>
