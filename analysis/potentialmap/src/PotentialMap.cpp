@@ -105,21 +105,23 @@ ImageSet makeImageSet(const Lattice& lattice, double reach, const PeriodicBox* b
         set.b[d] = box->b[d];
         set.c[d] = box->c[d];
     }
-    // Wrapped atoms lie in [0, ax) x [0, by) x [0, cz).  The image ranges below are conservative by one on each side
-    // (rounding); ImageSet::image tests each image exactly, so extra ones only cost time.
+    // Wrapped atoms lie in [0, ax] x [0, by] x [0, cz] (the upper ends through rounding only).  Each coordinate of an
+    // image is linear in (i, j, k), so the extreme ranges come from the corners.  An image the ranges could miss
+    // through rounding would sit exactly on the region's boundary, a full cutoff from every point, where s = 0.
+    // ImageSet::image tests each image exactly.
     const double* lo = set.regionLo;
     const double* hi = set.regionHi;
-    int k0 = (int) std::floor(lo[2] / box->c[2]) - 1, k1 = (int) std::floor(hi[2] / box->c[2]) + 1;
+    int k0 = (int) std::floor(lo[2] / box->c[2]), k1 = (int) std::floor(hi[2] / box->c[2]);
     int j0 = std::numeric_limits<int>::max(), j1 = std::numeric_limits<int>::min();
     for (int k : {k0, k1}) {
-        j0 = std::min(j0, (int) std::floor((lo[1] - k * box->c[1]) / box->b[1]) - 1);
-        j1 = std::max(j1, (int) std::floor((hi[1] - k * box->c[1]) / box->b[1]) + 1);
+        j0 = std::min(j0, (int) std::floor((lo[1] - box->b[1] - k * box->c[1]) / box->b[1]) + 1);
+        j1 = std::max(j1, (int) std::floor((hi[1] - k * box->c[1]) / box->b[1]));
     }
     int i0 = std::numeric_limits<int>::max(), i1 = std::numeric_limits<int>::min();
     for (int k : {k0, k1})
         for (int j : {j0, j1}) {
-            i0 = std::min(i0, (int) std::floor((lo[0] - j * box->b[0] - k * box->c[0]) / box->a[0]) - 1);
-            i1 = std::max(i1, (int) std::floor((hi[0] - j * box->b[0] - k * box->c[0]) / box->a[0]) + 1);
+            i0 = std::min(i0, (int) std::floor((lo[0] - box->a[0] - j * box->b[0] - k * box->c[0]) / box->a[0]) + 1);
+            i1 = std::max(i1, (int) std::floor((hi[0] - j * box->b[0] - k * box->c[0]) / box->a[0]));
         }
     set.first[0] = i0; set.count[0] = i1 - i0 + 1;
     set.first[1] = j0; set.count[1] = j1 - j0 + 1;
