@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Potential maps (issue 6) on the GPU machine.  From /work/main (whose ignored .carry/, .whl/ and .deps/ travel):
-#   rsync -a --delete --exclude build --exclude .git --exclude __pycache__ <worktree>/ .carry/potentialmap/
+#   rm -rf .carry/potentialmap && mkdir -p .carry/potentialmap && (cd <worktree> && tar --exclude=./build \
+#       --exclude=./.git --exclude=__pycache__ --exclude=.pytest_cache -cf - .) | tar -xf - -C .carry/potentialmap
 #   run(command="cd .carry/potentialmap && bash scripts/device_potentialmap.sh", carry=[".carry/potentialmap", ".whl", ".deps"])
 # Installs the carried OpenMM wheels, builds and installs this tree with the system compiler (why: scripts/device_test.sh),
 # runs the potential-map GoogleTest suites (a skipped CUDA test is a failure here), the Python tests, the benchmark
