@@ -1,0 +1,111 @@
+#ifndef NARUMI_POTENTIAL_MAP_TEST_SYSTEMS_H_
+#define NARUMI_POTENTIAL_MAP_TEST_SYSTEMS_H_
+
+/** Test systems and the double-precision brute-force oracle shared by the CPU and CUDA suites. */
+
+#include "PotentialMap.h"
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace NarumiPotentialMapTest {
+
+using namespace NarumiPotentialMap;
+
+struct System {
+    std::vector<double> positions;  // 3 per atom, nm
+    std::vector<double> charges;
+};
+
+/** Random charges in [-1, 1] (a few zero) at random positions in [lo, hi)^3. */
+inline System randomSystem(int numAtoms, double lo, double hi, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> position(lo, hi), charge(-1.0, 1.0);
+    System system;
+    for (int i = 0; i < numAtoms; i++) {
+        for (int d = 0; d < 3; d++)
+            system.positions.push_back(position(random));
+        system.charges.push_back(i % 17 == 0 ? 0.0 : charge(random));
+    }
+    return system;
+}
+
+inline Lattice makeLattice(Vec3 origin, Vec3 spacing, std::array<int, 3> dims) {
+    Lattice lattice;
+    lattice.origin = origin;
+    lattice.spacing = spacing;
+    lattice.dims = dims;
+    return lattice;
+}
+
+/**
+ * The definition, summed in double: every atom (direct) or every periodic image n_a a + n_b b + n_c c with
+ * |n| <= 2 within the cutoff; pairs closer than COINCIDENCE_RADIUS are skipped.
+ */
+inline std::vector<double> bruteForce(const Lattice& lattice, const System& system, Method method, double cutoff, const PeriodicBox* box) {
+    std::vector<double> map(lattice.numPoints(), 0.0);
+    const int range = box != nullptr ? 2 : 0;
+    for (int iz = 0; iz < lattice.dims[2]; iz++)
+        for (int iy = 0; iy < lattice.dims[1]; iy++)
+            for (int ix = 0; ix < lattice.dims[0]; ix++) {
+                const double p[3] = {lattice.origin[0] + ix * lattice.spacing[0], lattice.origin[1] + iy * lattice.spacing[1],
+                                     lattice.origin[2] + iz * lattice.spacing[2]};
+                double sum = 0;
+                for (size_t a = 0; a < system.charges.size(); a++)
+                    for (int i = -range; i <= range; i++)
+                        for (int j = -range; j <= range; j++)
+                            for (int k = -range; k <= range; k++) {
+                                double r[3];
+                                for (int d = 0; d < 3; d++) {
+                                    r[d] = system.positions[3 * a + d] - p[d];
+                                    if (box != nullptr)
+                                        r[d] += i * box->a[d] + j * box->b[d] + k * box->c[d];
+                                }
+                                const double distance = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+                                if (distance < COINCIDENCE_RADIUS)
+                                    continue;
+                                if (method == Method::Direct)
+                                    sum += system.charges[a] / distance;
+                                else if (distance < cutoff) {
+                                    const double s = 1 - distance * distance / (cutoff * cutoff);
+                                    sum += system.charges[a] * s * s / distance;
+                                }
+                            }
+                map[((size_t) iz * lattice.dims[1] + iy) * lattice.dims[0] + ix] = ONE_4PI_EPS0 * sum;
+            }
+    return map;
+}
+
+/** The paper's Table 2 measure: max |V - V_ref| / |V_ref| over points with |V_ref| > 1e-4 e/A = 0.1389 kJ/mol/e. */
+inline double maxRelativeError(const std::vector<float>& map, const std::vector<double>& reference) {
+    const double threshold = 1e-4 * 10 * ONE_4PI_EPS0;
+    double worst = 0;
+    for (size_t i = 0; i < map.size(); i++) {
+        if (!std::isfinite(map[i]))
+            return INFINITY;
+        if (std::abs(reference[i]) > threshold)
+            worst = std::max(worst, std::abs(map[i] - reference[i]) / std::abs(reference[i]));
+    }
+    return worst;
+}
+
+inline std::vector<float> computeMap(const Lattice& lattice, const System& system, Options options, const PeriodicBox* box) {
+    PotentialMapEngine engine(lattice, system.charges, options);
+    std::vector<float> map(lattice.numPoints());
+    engine.compute(system.positions.data(), box, map.data());
+    return map;
+}
+
+inline PeriodicBox triclinicBox() {
+    PeriodicBox box;  // a reduced rhombic-dodecahedron-like cell
+    box.a = {3.0, 0.0, 0.0};
+    box.b = {0.9, 2.9, 0.0};
+    box.c = {-1.2, 1.1, 2.6};
+    return box;
+}
+
+} // namespace NarumiPotentialMapTest
+
+#endif // NARUMI_POTENTIAL_MAP_TEST_SYSTEMS_H_

@@ -1,0 +1,273 @@
+"""Potential maps against a float64 NumPy oracle, analytic values, gridData's OpenDX reader and a real simulation."""
+import os
+
+import numpy as np
+import openmm
+import openmm.app as app
+import openmm.unit as unit
+import pytest
+
+from openmmnarumi import potentialmap as pm
+from openmmnarumi import _potentialmap
+
+from conftest import water_box
+
+K = 138.935457644382
+PAPER_THRESHOLD = 1e-4 * 10 * K  # 1e-4 e/A in kJ/mol/e (the paper's Table 2 selection)
+BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not _potentialmap.cudaAvailable(), reason="no CUDA device"))]
+
+
+_ORACLE_CACHE = {}
+
+
+def oracle(points, positions, charges, cutoff=None, box=None):
+    """float64 definition: every atom (cutoff None) or every image within the cutoff; pairs under 0.001 nm skipped."""
+    key = (points.tobytes(), positions.tobytes(), np.asarray(charges).tobytes(), cutoff, None if box is None else np.asarray(box).tobytes())
+    if key in _ORACLE_CACHE:
+        return _ORACLE_CACHE[key]
+    shifts = [np.zeros(3)]
+    if box is not None:
+        n = np.arange(-2, 3)
+        grid = np.stack(np.meshgrid(n, n, n, indexing="ij"), -1).reshape(-1, 3)
+        # Only images whose atoms can come within the cutoff of the lattice's bounding box.
+        lo, hi = points.min(axis=0) - cutoff, points.max(axis=0) + cutoff
+        shifts = [shift for shift in grid @ np.asarray(box)
+                  if np.all((positions + shift).max(axis=0) >= lo) and np.all((positions + shift).min(axis=0) <= hi)]
+    values = np.zeros(len(points))
+    for start in range(0, len(points), 2000):
+        chunk = points[start:start + 2000]
+        for shift in shifts:
+            d = np.linalg.norm(chunk[:, None, :] - (positions + shift)[None], axis=-1)
+            keep = d >= pm.COINCIDENCE_RADIUS
+            if cutoff is None:
+                term = np.where(keep, charges / np.where(keep, d, 1), 0)
+            else:
+                keep &= d < cutoff
+                term = np.where(keep, charges * (1 - d ** 2 / cutoff ** 2) ** 2 / np.where(keep, d, 1), 0)
+            values[start:start + 2000] += K * term.sum(axis=1)
+    _ORACLE_CACHE[key] = values
+    return values
+
+
+def lattice_points(result):
+    axes = [result.coordinates(a) for a in range(3)]
+    return np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+
+
+def max_relative_error(values, reference):
+    assert np.all(np.isfinite(values))
+    mask = np.abs(reference) > PAPER_THRESHOLD
+    assert mask.sum() > 100
+    return float(np.max(np.abs(values[mask] - reference[mask]) / np.abs(reference[mask])))
+
+
+def random_system(n, lo, hi, seed):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(lo, hi, (n, 3)), rng.uniform(-1, 1, n)
+
+
+def tolerance(backend):
+    return 2e-7 if backend == "cpu" else 2e-5  # float32 output of double sums / single-precision terms
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("accumulation", ["compensated", "narumi", "float"])
+def test_direct_matches_numpy(backend, accumulation):
+    positions, charges = random_system(300, 0, 2.5, 1)
+    result = pm.computePotentialMap(positions, charges, lattice=([-0.2, 0.1, 0.0], [0.1, 0.12, 0.09], [27, 23, 29]),
+                                    method="direct", accumulation=accumulation, backend=backend)
+    assert result.shape == (27, 23, 29)
+    reference = oracle(lattice_points(result), positions, charges)
+    assert max_relative_error(result.values.ravel(), reference) < tolerance(backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("accumulation", ["compensated", "narumi", "float"])
+@pytest.mark.parametrize("boxShape", [None, "rectangular", "triclinic"])
+def test_cutoff_matches_numpy_same_switch(backend, accumulation, boxShape):
+    positions, charges = random_system(300, 0, 3.0, 2)
+    box = {None: None, "rectangular": np.diag([3.0, 2.7, 2.9]),
+           "triclinic": np.array([[3.0, 0, 0], [0.9, 2.9, 0], [-1.2, 1.1, 2.6]])}[boxShape]
+    result = pm.computePotentialMap(positions, charges, lattice=([-0.3, 0.0, 0.1], [0.13, 0.13, 0.13], [26, 23, 22]), method="cutoff",
+                                    cutoff=1.0, boxVectors=box, accumulation=accumulation, backend=backend)
+    reference = oracle(lattice_points(result), positions, charges, cutoff=1.0, box=box)
+    assert max_relative_error(result.values.ravel(), reference) < tolerance(backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_single_charge_is_analytic(backend):
+    position = np.array([[0.512, 0.487, 0.533]])
+    for method, cutoff in (("direct", None), ("cutoff", 0.6)):
+        result = pm.computePotentialMap(position, [-0.75], lattice=([0, 0, 0], [0.1] * 3, [11, 11, 11]), method=method,
+                                        cutoff=cutoff or 1.2, backend=backend)
+        r = np.linalg.norm(lattice_points(result) - position, axis=1)
+        expected = K * -0.75 / r * (1 if cutoff is None else np.where(r < cutoff, (1 - r ** 2 / cutoff ** 2) ** 2, 0))
+        np.testing.assert_allclose(result.values.ravel(), expected, rtol=1e-6, atol=1e-6 * np.max(np.abs(expected)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_neutral_periodic_water_box(backend):
+    """A TIP3P box: periodic cutoff map against the minimum-image oracle, invariant under whole-box translations."""
+    topology, positions, system = water_box(1.8)
+    positions = np.array(positions.value_in_unit(unit.nanometer))
+    charges = pm.chargesFromSystem(system)
+    assert abs(charges.sum()) < 1e-9
+    box = np.array(topology.getPeriodicBoxVectors().value_in_unit(unit.nanometer))
+    result = pm.computePotentialMap(positions, charges, spacing=0.12, boxVectors=box, cutoff=0.85, backend=backend)
+    np.testing.assert_allclose(result.spacing * np.array(result.shape), np.diag(box))  # the lattice tiles the box
+    reference = oracle(lattice_points(result), positions, charges, cutoff=0.85, box=box)
+    assert max_relative_error(result.values.ravel(), reference) < tolerance(backend)
+    shifted = pm.computePotentialMap(positions + box[0] - 2 * box[2], charges, spacing=0.12, boxVectors=box, cutoff=0.85, backend=backend)
+    np.testing.assert_allclose(shifted.values, result.values, rtol=0, atol=2e-5 * np.max(np.abs(result.values)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_atoms_on_lattice_points_are_skipped_there(backend):
+    positions, charges = random_system(60, 0, 2.0, 3)
+    positions[::2] = 0.1 * np.round(positions[::2] / 0.1)  # every other atom exactly on a lattice point
+    for method in ("direct", "cutoff"):
+        result = pm.computePotentialMap(positions, charges, lattice=([0, 0, 0], [0.1] * 3, [21, 21, 21]), method=method,
+                                        cutoff=0.8, backend=backend)
+        reference = oracle(lattice_points(result), positions, charges, cutoff=None if method == "direct" else 0.8)
+        assert max_relative_error(result.values.ravel(), reference) < tolerance(backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dense_cluster_loses_no_atom(backend):
+    cluster, cluster_charges = random_system(3000, 1.0, 1.02, 4)  # thousands of atoms in one 0.02 nm cube
+    background, background_charges = random_system(200, 0, 2.5, 5)
+    positions = np.vstack([cluster, background])
+    charges = np.concatenate([cluster_charges, background_charges])
+    result = pm.computePotentialMap(positions, charges, lattice=([0.05] * 3, [0.1] * 3, [24, 24, 24]), cutoff=1.0, backend=backend)
+    reference = oracle(lattice_points(result), positions, charges, cutoff=1.0)
+    assert max_relative_error(result.values.ravel(), reference) < tolerance(backend)
+
+
+def test_bad_input_raises_with_the_value():
+    positions, charges = random_system(10, 0, 1.0, 6)
+    lattice = ([0, 0, 0], [0.1] * 3, [5, 5, 5])
+    with pytest.raises(ValueError, match="got 0 nm"):
+        pm.computePotentialMap(positions, charges, lattice=([0, 0, 0], [0.0, 0.1, 0.1], [5, 5, 5]), backend="cpu")
+    with pytest.raises(ValueError, match="-0.05"):
+        pm.computePotentialMap(positions, charges, spacing=-0.05, backend="cpu")
+    with pytest.raises(ValueError, match="empty"):
+        pm.computePotentialMap(positions, charges, lattice=([0, 0, 0], [0.1] * 3, [5, 0, 5]), backend="cpu")
+    bad = positions.copy()
+    bad[7, 2] = np.nan
+    with pytest.raises(ValueError, match="atom 7"):
+        pm.computePotentialMap(bad, charges, lattice=lattice, backend="cpu")
+    with pytest.raises(ValueError, match="half the smallest width"):
+        pm.computePotentialMap(positions, charges, lattice=lattice, cutoff=1.0, boxVectors=np.diag([1.5, 3, 3]), backend="cpu")
+    with pytest.raises(ValueError, match="one entry per atom"):
+        pm.computePotentialMap(positions, charges[:-1], lattice=lattice, backend="cpu")
+    with pytest.raises(ValueError, match="method"):
+        pm.computePotentialMap(positions, charges, lattice=lattice, method="pme", backend="cpu")
+    with pytest.raises(ValueError, match="non-periodic|periodic"):
+        pm.computePotentialMap(positions, charges, lattice=lattice, method="direct", boxVectors=np.diag([3, 3, 3]), backend="cpu")
+    with pytest.raises(ValueError, match="units"):
+        pm.unitFactor("volts")
+
+
+def test_units():
+    assert pm.unitFactor("kJ/mol/e") == 1
+    assert pm.unitFactor("V") == pytest.approx(0.010364269656262174)      # 1 kJ/mol per e = 1000/F volt
+    assert pm.unitFactor("kT/e", 300) == pytest.approx(1 / 2.494338785445972)
+    assert pm.unitFactor("kT/e", 300 * unit.kelvin) == pm.unitFactor("kT/e", 300)
+    assert pm.unitFactor("e/A") * K * 10 == pytest.approx(1)
+
+
+def test_dx_file_reads_back_with_gridData(tmp_path):
+    gridData = pytest.importorskip("gridData")
+    positions, charges = random_system(50, 0, 2.0, 7)
+    result = pm.computePotentialMap(positions, charges, lattice=([0.3, -0.2, 0.1], [0.1, 0.15, 0.12], [13, 11, 7]),
+                                    cutoff=0.8, backend="cpu")
+    path = tmp_path / "map.dx"
+    result.writeDX(str(path), units="kT/e", temperature=310)
+    grid = gridData.Grid(str(path))
+    assert grid.grid.shape == (13, 11, 7)
+    np.testing.assert_allclose(grid.origin, [3.0, -2.0, 1.0])          # Angstrom
+    np.testing.assert_allclose(grid.delta, [1.0, 1.5, 1.2])
+    np.testing.assert_allclose(grid.grid, result.values / (0.0083144626 * 310), rtol=1e-6, atol=1e-9)
+
+
+def test_png_slice(tmp_path):
+    positions, charges = random_system(30, 0, 1.5, 8)
+    result = pm.computePotentialMap(positions, charges, spacing=0.1, backend="cpu")
+    path = tmp_path / "slice.png"
+    result.writeSlicePNG(str(path), axis="y")
+    with open(path, "rb") as png:
+        assert png.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+class _PositionRecorder:
+    """Keeps the positions the simulation hands to reporters at the same steps as the map reporter."""
+
+    def __init__(self, interval):
+        self.interval = interval
+        self.frames = []
+
+    def describeNextReport(self, simulation):
+        return {"steps": self.interval - simulation.currentStep % self.interval, "periodic": False, "include": ["positions"]}
+
+    def report(self, simulation, state):
+        self.frames.append(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer).copy())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reporter_writes_the_time_average(tmp_path, backend):
+    topology, positions, system = water_box(1.8, cutoff_nm=0.8)
+    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
+    simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName("Reference"))
+    simulation.context.setPositions(positions)
+    path = tmp_path / "average.dx"
+    reporter = pm.PotentialMapReporter(str(path), 5, spacing=0.15 * unit.nanometer, cutoff=0.8 * unit.nanometer, backend=backend)
+    recorder = _PositionRecorder(5)
+    simulation.reporters += [reporter, recorder]
+    simulation.step(15)
+    assert len(recorder.frames) == 3 and reporter.backend == backend
+    average = reporter.map
+    box = np.array(topology.getPeriodicBoxVectors().value_in_unit(unit.nanometer))
+    points = lattice_points(average)
+    charges = pm.chargesFromSystem(system)
+    expected = np.mean([oracle(points, frame, charges, cutoff=0.8, box=box) for frame in recorder.frames], axis=0)
+    assert max_relative_error(average.values.ravel(), expected) < tolerance(backend)
+    reporter.close()
+    assert path.exists() and (tmp_path / "average.png").exists()
+    gridData = pytest.importorskip("gridData")
+    np.testing.assert_allclose(gridData.Grid(str(path)).grid, average.inUnits("kT/e"), rtol=1e-6, atol=1e-9)
+
+
+def test_command_line_on_dhfr(tmp_path, data_dir):
+    pdb = os.path.join(data_dir, "5dfr_minimized.pdb")
+    if not os.path.exists(pdb):
+        pytest.skip(f"{pdb} not found")
+    out = tmp_path / "dhfr.dx"
+    assert pm.main([pdb, "--spacing", "0.25", "--method", "cutoff", "--cutoff", "1.0", "--output", str(out)]) == 0
+    gridData = pytest.importorskip("gridData")
+    grid = gridData.Grid(str(out))
+    assert np.all(np.isfinite(grid.grid)) and (tmp_path / "dhfr.png").exists()
+    assert grid.grid.min() < -1 and grid.grid.max() > 1  # a protein's map has both signs, well beyond 1 kT/e
+
+
+def test_trajectory_average_with_mdtraj(tmp_path):
+    pytest.importorskip("mdtraj")
+    topology, positions, system = water_box(1.6, cutoff_nm=0.7)
+    integrator = openmm.VerletIntegrator(0.001 * unit.picoseconds)
+    simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName("Reference"))
+    simulation.context.setPositions(positions)
+    simulation.context.setVelocitiesToTemperature(300 * unit.kelvin, 1)
+    pdb_path, dcd_path = str(tmp_path / "water.pdb"), str(tmp_path / "water.dcd")
+    with open(pdb_path, "w") as f:
+        app.PDBFile.writeFile(topology, positions, f)
+    recorder = _PositionRecorder(4)
+    simulation.reporters += [app.DCDReporter(dcd_path, 4), recorder]
+    simulation.step(12)
+    del simulation  # closes the DCD file
+    result = pm.potentialMapFromTrajectory(dcd_path, pdb_path, forcefield=["amber14/tip3p.xml"], spacing=0.2, cutoff=0.7,
+                                           backend="cpu", progress=False)
+    assert result.frames == 3
+    box = np.array(topology.getPeriodicBoxVectors().value_in_unit(unit.nanometer))
+    charges = pm.chargesFromSystem(system)
+    expected = np.mean([oracle(lattice_points(result), f, charges, cutoff=0.7, box=box) for f in recorder.frames], axis=0)
+    # DCD stores single-precision Angstrom coordinates: ~1e-6 nm, hence the looser tolerance.
+    assert max_relative_error(result.values.ravel(), expected) < 1e-3
