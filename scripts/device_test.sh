@@ -1,51 +1,107 @@
 #!/usr/bin/env bash
-# Run on the GPU machine through the device tool, carrying .whl and .deps (scripts/prepare_device_carry.sh):
-# installs the carried OpenMM wheels into the default python3, builds and installs the whole project with the
-# CUDA platform enabled (CMake 4 there), then runs every C++ test (ctest, GPU tests included) and the Python
-# tests (the NVE drift tests, pure CPU work, are left to CI).  The log goes to $OUT/device_test.log.
-# With --bench it also runs the DHFR simulation script and the speed benchmark; they read the PDB files from
-# $NARUMI_DATA_DIR (default: .carry/data, where a device call carries a copy of ../shared/data).
+# The GPU machine's whole job in one call (the device tool), carrying what scripts/prepare_device_carry.sh gathers:
+#   run(command="bash scripts/device_test.sh [--bench SECTIONS] [--tests PATTERN]",
+#       carry=[".whl", ".deps", ".carry/data"])
+# Installs the carried wheels into the default python3, builds and installs the whole project with CUDA, runs every
+# C++ test (ctest; a skipped cuda.* test is a failure here: the GPU was not seen) and the Python tests (the NVE drift
+# tests, CPU work, are left to CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
+#   nonbonded     DHFR simulation + benchmarks/nonbonded_speed.py (NarumiNonbondedForce vs NonbondedForce)
+#   rdf           benchmarks/rdf_speed.py
+#   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
+#   hcp           benchmarks/hcp_surface_potential.py
+# --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py ("none" skips
+# both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
+# are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
-bench=0
-[ "${1:-}" = "--bench" ] && bench=1
-data_dir=${NARUMI_DATA_DIR:-.carry/data}
-export PIP_ROOT_USER_ACTION=ignore CMAKE_BUILD_PARALLEL_LEVEL=$(nproc)
+sections=""
+tests=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bench) sections=${2:-all}; shift 2 ;;
+        --tests) tests=$2; shift 2 ;;
+        *) echo "unknown argument $1"; exit 2 ;;
+    esac
+done
+[ "$sections" = all ] && sections="nonbonded,rdf,potentialmap,hcp"
+carried=.
+[ -d .whl ] || carried=../..
+data_dir=${NARUMI_DATA_DIR:-$carried/.carry/data}
+wants() { [[ ",$sections," == *",$1,"* ]]; }
+export PIP_ROOT_USER_ACTION=ignore CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) PYTHONUNBUFFERED=1
 # The image's default CXX=/opt/gcc/bin/g++ (a g++-real wrapper) put a private copy of libstdc++ into our libraries
 # (libOpenMMNarumi.so grew to ~750 kB with std::codecvt inside it), and std::ostream crashed in it when used from
 # Python next to the system libstdc++ that libOpenMM loads.  The system compiler links the shared libstdc++.
 export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
 {
-    echo "== machine"
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    status=0
+    echo "== machine ($(date -u +%Y-%m-%dT%H:%MZ))"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
     nvcc --version | tail -n 1
     cmake --version | head -n 1
-    "$CXX" --version | head -n 1
     python3 --version
     echo "== install the carried wheels"
-    python3 -m pip install --quiet --no-index --no-deps .whl/*.whl || exit 1
+    python3 -m pip install --quiet --no-index --no-deps "$carried"/.whl/*.whl || exit 1
+    # Optional test/benchmark companions (mdtraj, gridDataFormats), installed aside so a failure cannot break numpy.
+    if ls "$carried"/.whl/extra/*.whl >/dev/null 2>&1; then
+        python3 -m pip install --quiet --no-index --no-deps --target /tmp/extra-site "$carried"/.whl/extra/*.whl &&
+            export PYTHONPATH=/tmp/extra-site
+    fi
     python3 -c "import openmm; print('OpenMM', openmm.__version__, [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())])"
     echo "== build and install openmm-narumi (from scratch: a warm machine may hold a build by another compiler)"
     rm -rf build/wheel
-    time python3 -m pip install --quiet --no-build-isolation --no-deps \
-        -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-        -Ccmake.define.Eigen3_DIR="$PWD/.deps/eigen/share/eigen3/cmake" . || exit 1
-    echo "== ctest"
-    ctest --test-dir build/wheel --output-on-failure --no-tests=error -j 8 | tee /tmp/ctest.log
-    status=${PIPESTATUS[0]}
-    # On a GPU machine a skipped CUDA test means the GPU was not seen: that is a failure here.
-    grep -q "cuda\..*Skipped" /tmp/ctest.log && { echo "CUDA tests were skipped: no GPU seen"; status=1; }
-    echo "== pytest"
-    python3 -m pytest tests/python -q -rs -k "not drift and not fluctuation" || status=1
-    echo "== demo"
-    python3 examples/simulate_water_box.py --steps 200 --equilibration-steps 50 || status=1
-    if [ $bench = 1 ]; then
+    SECONDS=0
+    python3 -m pip install --quiet --no-build-isolation --no-deps \
+        -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$PWD/$carried/.deps/googletest" \
+        -Ccmake.define.Eigen3_DIR="$PWD/$carried/.deps/eigen/share/eigen3/cmake" \
+        -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
+        { tail -n 80 /tmp/build.log; exit 1; }
+    echo "built in ${SECONDS} s"
+    # Registers, spills and shared memory of every kernel (read before tuning).
+    grep -E "Compiling entry function|Used [0-9]+ registers|bytes spill" /tmp/build.log |
+        sed 's/ptxas info    : //' > "$out/kernel_resource_usage.txt"
+    if [ "$tests" != none ]; then
+        echo "== ctest"
+        ctest --test-dir build/wheel --output-on-failure --no-tests=error -j 8 ${tests:+-R "$tests"} | tee /tmp/ctest.log
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+        grep -q "cuda\..*[*][*][*]Skipped" /tmp/ctest.log && { echo "CUDA tests were skipped: no GPU seen"; status=1; }
+        echo "== pytest"
+        pytest_targets=tests/python
+        [ -n "$tests" ] && pytest_targets=$(ls tests/python/test_${tests}*.py 2>/dev/null)
+        if [ -n "$pytest_targets" ]; then
+            python3 -m pytest $pytest_targets -q -rs -p no:cacheprovider -k "not drift and not fluctuation" \
+                --data-dir "$data_dir" || status=1
+        fi
+        echo "== demo"
+        [ -z "$tests" ] && { python3 examples/simulate_water_box.py --steps 200 --equilibration-steps 50 || status=1; }
+    fi
+    if wants nonbonded; then
         echo "== DHFR simulation with NarumiNonbondedForce"
         python3 examples/simulate_solvated_protein.py --data-dir "$data_dir" --steps 5000 || status=1
-        echo "== speed benchmark"
-        python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" --markdown "$out/benchmark.md" || status=1
+        echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
+        python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" --markdown "$out/nonbonded_benchmark.md" || status=1
+    fi
+    if wants rdf; then
+        echo "== benchmark: RDF"
+        timeout 300 python3 benchmarks/rdf_speed.py --markdown "$out/rdf_benchmark.md" --json "$out/rdf_benchmark.json" \
+            ${RDF_BENCH_ARGS:-} || status=1
+    fi
+    if wants potentialmap; then
+        echo "== benchmark: potential maps"
+        python3 benchmarks/potentialmap_speed.py --backend cuda --json "$out/potentialmap_bench.json" || status=1
+        python3 benchmarks/potentialmap_speed.py --backend cuda --cases cutoff --periodic --accumulations compensated \
+            --json "$out/potentialmap_bench_periodic.json" || status=1
+        echo "== compute-sanitizer memcheck (potential maps)"
+        timeout 100 compute-sanitizer --tool memcheck --error-exitcode 1 build/wheel/analysis/potentialmap/TestPotentialMapCuda \
+            --gtest_filter='*DirectMatches*:*NonPeriodic*:*Dense*:*Triclinic*' --gtest_brief=1 || status=1
+    fi
+    if wants hcp; then
+        echo "== benchmark: HCP surface potential"
+        python3 benchmarks/hcp_surface_potential.py --data-dir "$data_dir" --markdown "$out/hcp_benchmark.md" \
+            --json "$out/hcp_benchmark.json" --repeats 10 --cpu-exact-limit ${HCP_CPU_EXACT_LIMIT:-1e10} || status=1
     fi
     echo "== exit status $status"
     exit $status
 } 2>&1 | tee "$out/device_test.log"
+exit "${PIPESTATUS[0]}"
