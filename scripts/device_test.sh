@@ -52,7 +52,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     echo "== build and install openmm-narumi (from scratch: a warm machine may hold a build by another compiler)"
     rm -rf build/wheel
     SECONDS=0
-    python3 -m pip install --quiet --no-build-isolation --no-deps \
+    python3 -m pip install -v --no-build-isolation --no-deps \
         -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$PWD/$carried/.deps/googletest" \
         -Ccmake.define.Eigen3_DIR="$PWD/$carried/.deps/eigen/share/eigen3/cmake" \
         -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
@@ -68,7 +68,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         grep -q "cuda\..*[*][*][*]Skipped" /tmp/ctest.log && { echo "CUDA tests were skipped: no GPU seen"; status=1; }
         echo "== pytest"
         pytest_targets=tests/python
-        [ -n "$tests" ] && pytest_targets=$(ls tests/python/test_${tests}*.py 2>/dev/null)
+        [ -n "$tests" ] && pytest_targets=$(ls tests/python/test_${tests,,}*.py 2>/dev/null)
         if [ -n "$pytest_targets" ]; then
             python3 -m pytest $pytest_targets -q -rs -p no:cacheprovider -k "not drift and not fluctuation" \
                 --data-dir "$data_dir" || status=1

@@ -207,6 +207,7 @@ private:
                   (lattice.dims[2] + DIRECT_TILE_Z - 1) / DIRECT_TILE_Z);
         if (grid.y > 65535 || grid.z > 65535)
             throw std::invalid_argument("the lattice is too large for one launch along y or z");
+        timer.mark(2);  // nothing to prepare on the device: the direct kernel is the whole "map" stage
         switch (options.accumulation) {
         case Accumulation::Compensated:
             launchDirect<CompensatedAccumulator>(softwareRsqrt, grid, block, deviceAtoms.get(), numRegular, numCoincident, shape, deviceMap.get(), deviceFlag.get());
@@ -219,7 +220,6 @@ private:
             break;
         }
         CHECK_CUDA(cudaGetLastError());
-        timer.mark(2);
     }
 
     /** The cell grid covers the lattice grown by the cutoff; cells of about rc/6 (see docs/potentialmap.md). */

@@ -42,17 +42,25 @@ inline Lattice makeLattice(Vec3 origin, Vec3 spacing, std::array<int, 3> dims) {
 
 /**
  * The definition, summed in double: every atom (direct) or every periodic image n_a a + n_b b + n_c c with
- * |n| <= 2 within the cutoff; pairs closer than COINCIDENCE_RADIUS are skipped.
+ * |n| <= 2 within the cutoff; pairs closer than COINCIDENCE_RADIUS are skipped.  With `sensitivity`, also each
+ * point's sum over terms of |t| + |dt/dr| (|a - o| + |p - o| + r): how much the point's value moves when every
+ * coordinate (relative to the lattice origin o) and every term is perturbed by one relative unit, so that
+ * single-precision rounding of inputs and terms gives |V - V_ref| <= (a few eps_float) * sensitivity.
  */
-inline std::vector<double> bruteForce(const Lattice& lattice, const System& system, Method method, double cutoff, const PeriodicBox* box) {
+inline std::vector<double> bruteForce(const Lattice& lattice, const System& system, Method method, double cutoff, const PeriodicBox* box,
+                                      std::vector<double>* sensitivity = nullptr) {
     std::vector<double> map(lattice.numPoints(), 0.0);
+    if (sensitivity != nullptr)
+        sensitivity->assign(lattice.numPoints(), 0.0);
     const int range = box != nullptr ? 2 : 0;
     for (int iz = 0; iz < lattice.dims[2]; iz++)
         for (int iy = 0; iy < lattice.dims[1]; iy++)
             for (int ix = 0; ix < lattice.dims[0]; ix++) {
                 const double p[3] = {lattice.origin[0] + ix * lattice.spacing[0], lattice.origin[1] + iy * lattice.spacing[1],
                                      lattice.origin[2] + iz * lattice.spacing[2]};
-                double sum = 0;
+                double sum = 0, perturbation = 0;
+                const double pointFromOrigin = std::sqrt(std::pow(p[0] - lattice.origin[0], 2) + std::pow(p[1] - lattice.origin[1], 2) +
+                                                         std::pow(p[2] - lattice.origin[2], 2));
                 for (size_t a = 0; a < system.charges.size(); a++)
                     for (int i = -range; i <= range; i++)
                         for (int j = -range; j <= range; j++)
@@ -66,14 +74,27 @@ inline std::vector<double> bruteForce(const Lattice& lattice, const System& syst
                                 const double distance = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
                                 if (distance < COINCIDENCE_RADIUS)
                                     continue;
-                                if (method == Method::Direct)
-                                    sum += system.charges[a] / distance;
+                                double term = 0, slope = 0;  // t and |dt/dr|
+                                const double q = std::abs(system.charges[a]);
+                                if (method == Method::Direct) {
+                                    term = system.charges[a] / distance;
+                                    slope = q / (distance * distance);
+                                }
                                 else if (distance < cutoff) {
                                     const double s = 1 - distance * distance / (cutoff * cutoff);
-                                    sum += system.charges[a] * s * s / distance;
+                                    term = system.charges[a] * s * s / distance;
+                                    slope = q * (s * s / (distance * distance) + 4 * s / (cutoff * cutoff));
                                 }
+                                sum += term;
+                                double atomFromOrigin = 0;
+                                for (int d = 0; d < 3; d++)
+                                    atomFromOrigin += std::pow(p[d] + r[d] - lattice.origin[d], 2);
+                                perturbation += std::abs(term) + slope * (std::sqrt(atomFromOrigin) + pointFromOrigin + distance);
                             }
-                map[((size_t) iz * lattice.dims[1] + iy) * lattice.dims[0] + ix] = ONE_4PI_EPS0 * sum;
+                const size_t index = ((size_t) iz * lattice.dims[1] + iy) * lattice.dims[0] + ix;
+                map[index] = ONE_4PI_EPS0 * sum;
+                if (sensitivity != nullptr)
+                    (*sensitivity)[index] = ONE_4PI_EPS0 * perturbation;
             }
     return map;
 }
@@ -87,6 +108,20 @@ inline double maxRelativeError(const std::vector<float>& map, const std::vector<
             return INFINITY;
         if (std::abs(reference[i]) > threshold)
             worst = std::max(worst, std::abs(map[i] - reference[i]) / std::abs(reference[i]));
+    }
+    return worst;
+}
+
+/** max |V - V_ref| / sensitivity over all points (bruteForce's sensitivity): the error in units of input rounding. */
+inline double maxScaledError(const std::vector<float>& map, const std::vector<double>& reference, const std::vector<double>& sensitivity) {
+    double worst = 0;
+    for (size_t i = 0; i < map.size(); i++) {
+        if (!std::isfinite(map[i]))
+            return INFINITY;
+        if (sensitivity[i] > 0)
+            worst = std::max(worst, std::abs(map[i] - reference[i]) / sensitivity[i]);
+        else if (map[i] != 0)
+            return INFINITY;  // no term reaches this point, so its value must be exactly zero
     }
     return worst;
 }
