@@ -86,10 +86,17 @@ int bitsFor(unsigned value) {
 }
 
 /**
- * Points of 16 per thread whose 1/r runs on the FMA pipe in the direct kernel.  Chosen from the issue-slot model in
- * docs/potentialmap.md (4 of 16 balances SFU and issue); not yet measured on a GPU: the benchmark sweeps 0, 2, 4, 6.
+ * Points of 16 per thread whose 1/r runs on the FMA pipe in the direct kernel, per accumulation: the fastest of the
+ * 0/2/4/6 sweep of benchmarks/potentialmap_speed.py on an H100 (2026-11-22; docs/benchmarks.md).  The issue-slot model
+ * predicted 4 for all three; the float and Narumi kernels' schedules made fewer the faster there.
  */
-constexpr int DEFAULT_SOFTWARE_RSQRT = 4;
+int defaultSoftwareRsqrt(Accumulation accumulation) {
+    switch (accumulation) {
+    case Accumulation::Compensated: return 4;
+    case Accumulation::Narumi: return 2;
+    default: return 0;
+    }
+}
 
 template <class Accumulator>
 void launchDirect(int softwareRsqrt, dim3 grid, dim3 block, const double4* atoms, int numRegular, int numCoincident,
@@ -107,8 +114,7 @@ class CudaBackend : public MapBackend {
 public:
     CudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
         : lattice(lattice), charges(charges), options(options), timer(4) {
-        if (options.directSoftwareRsqrt >= 0)
-            softwareRsqrt = options.directSoftwareRsqrt;
+        softwareRsqrt = options.directSoftwareRsqrt >= 0 ? options.directSoftwareRsqrt : defaultSoftwareRsqrt(options.accumulation);
         const size_t numAtoms = charges.size();
         deviceCharges.reserve(numAtoms);
         devicePositions.reserve(3 * numAtoms);
@@ -321,7 +327,7 @@ private:
     std::vector<double> charges;
     Options options;
     StageTimer timer;
-    int softwareRsqrt = DEFAULT_SOFTWARE_RSQRT;
+    int softwareRsqrt = -1;  // set in the constructor
     CellGrid cells{};
     std::vector<double4> hostAtoms;
     DeviceArray<double> deviceCharges, devicePositions, deviceSum;
