@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from . import _potentialmap
+from .. import _potentialmap
 
 __all__ = ["PotentialMap", "PotentialMapReporter", "computePotentialMap", "potentialMapFromStructure",
            "potentialMapFromTrajectory", "chargesFromSystem", "unitFactor", "cudaAvailable",
@@ -229,7 +229,7 @@ def chargesFromSystem(system):
     """Per-particle charges (e) of the System's NonbondedForce or NarumiNonbondedForce."""
     import openmm
     import openmm.unit as unit
-    from . import narumi
+    from .. import narumi
     for force in system.getForces():
         if isinstance(force, openmm.NonbondedForce):
             return np.array([force.getParticleParameters(i)[0].value_in_unit(unit.elementary_charge)
@@ -473,6 +473,3 @@ def main(argv=None):
           f"{values.min():.4g} to {values.max():.4g}" + (f"; {png}" if png else ""))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._rdf import RDFEngine, cudaAvailable, maximumRMax
+from .._rdf import RDFEngine, cudaAvailable, maximumRMax
 
 __all__ = ["RDFEngine", "RDFReporter", "RDFResult", "compute_rdf_trajectory", "select_atoms", "exclusion_groups",
            "cudaAvailable", "maximumRMax"]
@@ -325,6 +325,3 @@ def main(argv=None):
           f"{result.metadata['algorithm']}): wrote {csv_path}" + ("" if args.no_plot else f" and {png_path}"))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
