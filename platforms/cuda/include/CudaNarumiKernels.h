@@ -50,6 +50,7 @@ private:
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;
+    NarumiStageTimer* stageTimer = nullptr;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
     bool statusPending = false, tileListSized = false;
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
 };

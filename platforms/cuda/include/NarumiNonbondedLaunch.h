@@ -18,12 +18,21 @@ size_t narumiCubStorageBytes(int numAtoms, int numBlocks);
 int narumiTileKernelBlocks();
 
 /**
+ * Per-stage GPU times of the evaluations (CUDA events between the launches), for profiling: created only when the
+ * environment variable NARUMI_PROFILE_STAGES is set (else nullptr); every evaluation then waits for its events.
+ */
+struct NarumiStageTimer;
+NarumiStageTimer* narumiCreateStageTimerFromEnvironment();
+/** Prints the mean time of every stage (microseconds per evaluation) to stderr and frees the timer. */
+void narumiDestroyStageTimer(NarumiStageTimer* timer);
+
+/**
  * Queue one evaluation on stream: sort, tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
  * posqIsDouble (OpenMM's double precision), else float4; the energy buffer holds double when energyIsDouble.
  * Throws std::runtime_error when a launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, cudaStream_t stream);
+                           bool energyIsDouble, cudaStream_t stream, NarumiStageTimer* timer = nullptr);
 
 } // namespace NarumiPlugin
 

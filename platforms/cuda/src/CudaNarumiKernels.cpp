@@ -82,6 +82,7 @@ private:
 
 CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
     ContextSelector selector(cu);
+    narumiDestroyStageTimer(stageTimer);
     if (pinnedStatus != nullptr)
         cuMemFreeHost(pinnedStatus);
     if (statusReady != nullptr)
@@ -190,6 +191,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
     info = new ForceInfo(force);
     cu.addForce(info);
+    stageTimer = narumiCreateStageTimerFromEnvironment();
 }
 
 void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, const NarumiNonbondedForce& force) {
@@ -287,7 +289,7 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     CUstream stream = cu.getCurrentStream();
     try {
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
-                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), (cudaStream_t) stream);
+                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), (cudaStream_t) stream, stageTimer);
     }
     catch (const std::runtime_error& error) {
         throw OpenMMException(error.what());

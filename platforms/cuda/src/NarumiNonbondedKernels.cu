@@ -22,12 +22,89 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace NarumiPlugin {
 
+/** Events recorded after each stage of an evaluation; the times between them summed per stage name. */
+struct NarumiStageTimer {
+    std::vector<cudaEvent_t> events;        // events[0] opens the evaluation, events[k] closes stage k
+    std::vector<std::string> pending;       // names of this evaluation's stages, in order
+    std::vector<std::string> names;         // every stage seen, in first-seen order
+    std::vector<double> totalMilliseconds;  // per entry of names
+    std::vector<long long> counts;
+    long long evaluations = 0;
+
+    void start(cudaStream_t stream) {
+        pending.clear();
+        record(0, stream);
+    }
+    void mark(const char* name, cudaStream_t stream) {
+        pending.push_back(name);
+        record(pending.size(), stream);
+    }
+    void finish() {
+        cudaEventSynchronize(events[pending.size()]);
+        for (size_t k = 0; k < pending.size(); k++) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, events[k], events[k + 1]);
+            size_t index = std::find(names.begin(), names.end(), pending[k]) - names.begin();
+            if (index == names.size()) {
+                names.push_back(pending[k]);
+                totalMilliseconds.push_back(0);
+                counts.push_back(0);
+            }
+            totalMilliseconds[index] += ms;
+            counts[index]++;
+        }
+        evaluations++;
+    }
+
+private:
+    void record(size_t index, cudaStream_t stream) {
+        while (events.size() <= index) {
+            cudaEvent_t event;
+            cudaEventCreate(&event);
+            events.push_back(event);
+        }
+        cudaEventRecord(events[index], stream);
+    }
+};
+
+NarumiStageTimer* narumiCreateStageTimerFromEnvironment() {
+    const char* setting = std::getenv("NARUMI_PROFILE_STAGES");
+    return (setting != nullptr && setting[0] != '\0' && setting[0] != '0') ? new NarumiStageTimer() : nullptr;
+}
+
+void narumiDestroyStageTimer(NarumiStageTimer* timer) {
+    if (timer == nullptr)
+        return;
+    double total = 0;
+    for (double ms : timer->totalMilliseconds)
+        total += ms;
+    std::fprintf(stderr, "NarumiNonbondedForce stage times, %lld evaluations (us per evaluation; runs = evaluations that ran it):\n",
+                 timer->evaluations);
+    for (size_t k = 0; k < timer->names.size(); k++)
+        std::fprintf(stderr, "  %-22s %10.2f us  (runs %lld, %.2f us per run)\n", timer->names[k].c_str(),
+                     1000 * timer->totalMilliseconds[k] / std::max(1LL, timer->evaluations), timer->counts[k],
+                     1000 * timer->totalMilliseconds[k] / std::max(1LL, timer->counts[k]));
+    std::fprintf(stderr, "  %-22s %10.2f us\n", "total", 1000 * total / std::max(1LL, timer->evaluations));
+    for (cudaEvent_t event : timer->events)
+        cudaEventDestroy(event);
+    delete timer;
+}
+
 namespace {
+
+/** Marks the end of a stage when profiling (no-op otherwise). */
+inline void markStage(NarumiStageTimer* timer, const char* name, cudaStream_t stream) {
+    if (timer != nullptr)
+        timer->mark(name, stream);
+}
 
 constexpr int THREADS = 128;
 constexpr int WARPS_PER_BLOCK = THREADS / 32;
@@ -448,37 +525,49 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
 // ---- launching --------------------------------------------------------------------------------------------------
 
 template <class Accumulator, class PosT, bool computeEnergy>
-void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream) {
+void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream, NarumiStageTimer* timer) {
     computeTiles<Accumulator, computeEnergy><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+    markStage(timer, "computeTiles", stream);
     computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    markStage(timer, "computeOverflowTiles", stream);
     if (d.numExceptions > 0)
         correctExceptions<Accumulator, PosT, computeEnergy><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
+    markStage(timer, "correctExceptions", stream);
 }
 
 template <class PosT>
-void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, cudaStream_t stream) {
+void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, cudaStream_t stream,
+               NarumiStageTimer* timer) {
+    if (timer != nullptr)
+        timer->start(stream);
     computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
     size_t bytes = d.cubStorageBytes;
     check(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
                                           d.numAtoms, 0, 30, stream), "sorting atoms");
+    markStage(timer, "computeSortKeys+sort", stream);
     gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d);
+    markStage(timer, "gatherSlots", stream);
     computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
+    markStage(timer, "computeBlockBounds", stream);
     countTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    markStage(timer, "countTiles", stream);
     bytes = d.cubStorageBytes;
     check(cub::DeviceScan::ExclusiveSum(d.cubStorage, bytes, d.tileCounts, d.tileOffsets, d.numBlocks + 1, stream), "scanning tile counts");
+    markStage(timer, "scanTileCounts", stream);
     writeTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    markStage(timer, "writeTiles", stream);
     switch (method) {
     case NarumiAccumulation::Narumi:
-        includeEnergy ? launchPairKernels<NarumiTermAccumulator, PosT, true>(d, stream) : launchPairKernels<NarumiTermAccumulator, PosT, false>(d, stream);
+        includeEnergy ? launchPairKernels<NarumiTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<NarumiTermAccumulator, PosT, false>(d, stream, timer);
         break;
     case NarumiAccumulation::SingleFloat:
-        includeEnergy ? launchPairKernels<SingleFloatTermAccumulator, PosT, true>(d, stream) : launchPairKernels<SingleFloatTermAccumulator, PosT, false>(d, stream);
+        includeEnergy ? launchPairKernels<SingleFloatTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<SingleFloatTermAccumulator, PosT, false>(d, stream, timer);
         break;
     case NarumiAccumulation::DoubleFloat:
-        includeEnergy ? launchPairKernels<DoubleFloatTermAccumulator, PosT, true>(d, stream) : launchPairKernels<DoubleFloatTermAccumulator, PosT, false>(d, stream);
+        includeEnergy ? launchPairKernels<DoubleFloatTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<DoubleFloatTermAccumulator, PosT, false>(d, stream, timer);
         break;
     case NarumiAccumulation::FixedPoint64:
-        includeEnergy ? launchPairKernels<FixedPoint64TermAccumulator, PosT, true>(d, stream) : launchPairKernels<FixedPoint64TermAccumulator, PosT, false>(d, stream);
+        includeEnergy ? launchPairKernels<FixedPoint64TermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<FixedPoint64TermAccumulator, PosT, false>(d, stream, timer);
         break;
     }
     if (method == NarumiAccumulation::SingleFloat || method == NarumiAccumulation::DoubleFloat)
@@ -487,7 +576,10 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
         finishEnergy<double><<<1, 32, 0, stream>>>(d, includeEnergy);
     else
         finishEnergy<float><<<1, 32, 0, stream>>>(d, includeEnergy);
+    markStage(timer, "merge+finishEnergy", stream);
     check(cudaGetLastError(), "launching the nonbonded kernels");
+    if (timer != nullptr)
+        timer->finish();
 }
 
 } // namespace
@@ -510,11 +602,11 @@ int narumiTileKernelBlocks() {
 }
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, cudaStream_t stream) {
+                           bool energyIsDouble, cudaStream_t stream, NarumiStageTimer* timer) {
     if (posqIsDouble)
-        launchAll<PositionCharge64>(data, method, includeEnergy, energyIsDouble, stream);
+        launchAll<PositionCharge64>(data, method, includeEnergy, energyIsDouble, stream, timer);
     else
-        launchAll<float4>(data, method, includeEnergy, energyIsDouble, stream);
+        launchAll<float4>(data, method, includeEnergy, energyIsDouble, stream, timer);
 }
 
 } // namespace NarumiPlugin
