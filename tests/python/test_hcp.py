@@ -327,3 +327,15 @@ def test_command_line_on_dhfr(data_dir, tmp_path, capsys):
     assert np.allclose(rows[:, 7], engine.compute(surface).potentials / 4.184, rtol=1e-5)
     assert np.allclose(rows[:, :3], surface.points * 10, atol=1e-3)
     assert os.path.getsize(prefix + ".png") > 10000
+
+
+def test_command_line_writes_into_the_current_folder(data_dir, tmp_path, monkeypatch):
+    """Without --output the files go to the current folder, never next to the (possibly shared, read-only) PDB."""
+    path = os.path.join(data_dir, "5dfr_minimized.pdb")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} not found (--data-dir)")
+    before = set(os.listdir(data_dir))
+    monkeypatch.chdir(tmp_path)
+    assert hcp.main([path, "--density", "0.5", "--backend", "cpu"]) == 0
+    assert (tmp_path / "5dfr_minimized.csv").exists() and (tmp_path / "5dfr_minimized.ply").exists()
+    assert set(os.listdir(data_dir)) == before

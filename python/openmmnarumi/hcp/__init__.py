@@ -378,7 +378,7 @@ def _parse_arguments(argv):
                     "Lengths in Angstrom; output coordinates in Angstrom.")
     parser.add_argument("pdb", help="input PDB file (water and monatomic ions are removed unless --keep-solvent)")
     parser.add_argument("--forcefield", nargs="+", default=["amber14-all.xml"], help="OpenMM force field files for the charges")
-    parser.add_argument("--output", help="prefix of the output files (default: the PDB name without .pdb)")
+    parser.add_argument("--output", help="prefix of the output files (default: the PDB file name without .pdb, in the current folder)")
     parser.add_argument("--mode", choices=["hcp", "exact", "both"], default="hcp",
                         help="summation; 'both' also reports the HCP error against the exact sum")
     parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
@@ -406,7 +406,7 @@ def _parse_arguments(argv):
 def main(argv=None):
     """Command line: PDB in, PREFIX.csv and PREFIX.ply (and PREFIX.png) out, a summary on stdout."""
     args = _parse_arguments(argv)
-    prefix = args.output or os.path.splitext(args.pdb)[0]
+    prefix = args.output or os.path.splitext(os.path.basename(args.pdb))[0]
     topology, positions, charges = prepare_molecule(args.pdb, args.forcefield, args.keep_solvent)
     radii = atomic_radii(topology)
     surface = surface_points(positions, radii, args.probe / 10.0, args.density * 100.0, args.surface, args.threads)
