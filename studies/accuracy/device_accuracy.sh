@@ -49,8 +49,8 @@ if [ "$phase" = all ]; then
     echo "== $SECONDS s elapsed"
 fi
 echo "== NVE batch"
-runs="narumi:mixed:2:1 narumi:mixed:2:2 narumi:mixed:2:3 openmm:mixed:2:1 openmm:mixed:2:2 openmm:mixed:2:3
-      narumi-single:mixed:2:1 openmm:single:2:1 openmm:double:2:1 narumi:mixed:1:1 openmm:mixed:1:1"
+runs=${NVE_RUNS:-"narumi:mixed:2:1 narumi:mixed:2:2 narumi:mixed:2:3 openmm:mixed:2:1 openmm:mixed:2:2 openmm:mixed:2:3
+      narumi-single:mixed:2:1 openmm:single:2:1 openmm:double:2:1 narumi:mixed:1:1 openmm:mixed:1:1"}
 wall=$((deadline - SECONDS - 45))
 pids=""
 for r in $runs; do
@@ -67,6 +67,11 @@ for r in $runs; do
     pids="$pids $!"
 done
 echo "started $(echo $pids | wc -w) runs, wall limit $wall s each"
+if [ "$phase" = nve ]; then
+    echo "== pytest accuracy"
+    timeout 120 python3 -m pytest tests/python/test_accuracy.py -q -rs -p no:cacheprovider --data-dir "$data" > "$out/pytest.log" 2>&1
+    echo "pytest exit $? at $SECONDS s"; tail -n 8 "$out/pytest.log"
+fi
 if [ "$phase" = all ]; then
     echo "== force accuracy (beside the NVE runs)"
     OPENMM_CPU_THREADS=8 timeout $((deadline - SECONDS - 60)) python3 studies/accuracy/force_accuracy.py --data-dir "$data" --emulate \
@@ -88,3 +93,9 @@ python3 studies/accuracy/analyze_nve.py "$out/nve" --markdown "$out/nve_drift.md
 nvidia-smi --query-gpu=name,utilization.gpu,memory.used --format=csv,noheader
 echo "== end at $SECONDS s"
 } 2>&1 | tee "$out/device_accuracy.log"
+# The device tool returns at most 8 files: pack everything but the log, the plot and the drift table into one archive
+# (the NVE states, a few MB each, in a second one for --resume).
+cd "$out" && tar -czf results.tgz --exclude='*.state.xml' --exclude=results.tgz --exclude=states.tgz * &&
+    tar -czf states.tgz nve/*.state.xml &&
+    find . -mindepth 1 ! -name results.tgz ! -name states.tgz ! -name device_accuracy.log ! -name nve_drift.png \
+        ! -name nve_drift.md -delete

@@ -101,7 +101,9 @@ def _cuda():
     if "CUDA" not in L.platform_names():
         pytest.skip("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
     try:
-        openmm.Context(openmm.System(), openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CUDA"))
+        system = openmm.System()
+        system.addParticle(1.0)
+        openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CUDA"))
     except Exception as error:
         pytest.skip(f"CUDA platform unusable: {error}")
 
