@@ -34,6 +34,7 @@ void RDFSamplerImpl::validate(const System& system, const RDFSampler& sampler) {
 
 void RDFSamplerImpl::initialize(ContextImpl& context) {
     validate(context.getSystem(), owner);
+    samplingInterval = owner.getSamplingInterval();
     kernel = context.getPlatform().createKernel(CalcRDFSamplerKernel::Name(), context);
     kernel.getAs<CalcRDFSamplerKernel>().initialize(context.getSystem(), owner);
 }
@@ -46,7 +47,7 @@ void RDFSamplerImpl::updateContextState(ContextImpl& context, bool& forcesInvali
     // Called at the start of each step: the positions are those after getStepCount() steps.  Nothing changes in
     // the state, so forcesInvalid stays as it is.
     long long step = context.getStepCount();
-    if (step % owner.getSamplingInterval() == 0 && step != lastSampledStep) {
+    if (step % samplingInterval == 0 && step != lastSampledStep) {
         kernel.getAs<CalcRDFSamplerKernel>().sample(context);
         lastSampledStep = step;
     }

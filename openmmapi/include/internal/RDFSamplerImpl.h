@@ -43,6 +43,7 @@ public:
 private:
     const RDFSampler& owner;
     OpenMM::Kernel kernel;
+    int samplingInterval = 1;      // the owner's, when the Context was created
     long long lastSampledStep = -1;
 };
 
