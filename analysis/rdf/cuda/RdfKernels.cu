@@ -95,6 +95,11 @@ __global__ void prepareAtomsKernel(const Real* __restrict__ positions, const int
                   groups ? groups[k] : 0, box, inverse, grid, wrapped, cellKeys, slots);
 }
 
+/** OpenMM's double4 posq entry (CUDA 13 deprecates the double4 name; this is its 16-byte-aligned layout). */
+struct alignas(16) PosqDouble {
+    double x, y, z, w;
+};
+
 /** OpenMM's slot i holds atom atomIndex[i]; the atoms of the selection go to their selection slots. */
 template <class Real4>
 __global__ void prepareFromPosqKernel(const Real4* __restrict__ posq, const float4* __restrict__ correction,
@@ -325,7 +330,7 @@ cudaError_t launchPrepareFromPosq(const void* posq, const void* correction, bool
     BoxInverse inverse = boxInverse(box);
     if (doublePrecision)
         prepareFromPosqKernel<<<gridFor(numSlots, threads), threads, 0, stream>>>(
-            (const double4*) posq, nullptr, atomIndex, numSlots, indexOfAtom, groups, box, inverse, grid, wrapped, cellKeys, slots);
+            (const PosqDouble*) posq, nullptr, atomIndex, numSlots, indexOfAtom, groups, box, inverse, grid, wrapped, cellKeys, slots);
     else
         prepareFromPosqKernel<<<gridFor(numSlots, threads), threads, 0, stream>>>(
             (const float4*) posq, (const float4*) correction, atomIndex, numSlots, indexOfAtom, groups, box, inverse, grid,
