@@ -161,7 +161,8 @@ def comparison_rows(template, rows, skip_mdtraj):
               f"select_pairs); max |g - g_narumi| = {np.max(np.abs(g - reference)):.2e}", flush=True)
 
 
-def overhead_rows(rows, steps=3000, interval=100, repeats=3):
+def overhead_rows(rows, steps=3000, interval=100, repeats=3, edge_nm=9.99, platform_name="CUDA",
+                  properties=(("Precision", "mixed"),)):
     """Seconds for `steps` steps of a ~100k-atom TIP3P box (PME, CUDA mixed) without RDF sampling, with RDFReporter
     every `interval` steps, and with the in-context RDFSampler every `interval` steps; medians of interleaved runs."""
     import copy
@@ -170,7 +171,7 @@ def overhead_rows(rows, steps=3000, interval=100, repeats=3):
     import openmm.unit as unit
     forcefield = app.ForceField("amber14/tip3p.xml")
     modeller = app.Modeller(app.Topology(), [])
-    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(9.99, 9.99, 9.99) * unit.nanometer)
+    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(edge_nm, edge_nm, edge_nm) * unit.nanometer)
     system = forcefield.createSystem(modeller.topology, nonbondedMethod=app.PME, nonbondedCutoff=1.0 * unit.nanometer,
                                      constraints=app.HBonds, rigidWater=True)
     # The same System plus the sampler, in a second Context on the same GPU (a force cannot be switched off in a
@@ -182,8 +183,8 @@ def overhead_rows(rows, steps=3000, interval=100, repeats=3):
 
     def make_simulation(a_system):
         integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
-        return app.Simulation(modeller.topology, a_system, integrator, openmm.Platform.getPlatformByName("CUDA"),
-                              {"Precision": "mixed"})
+        return app.Simulation(modeller.topology, a_system, integrator, openmm.Platform.getPlatformByName(platform_name),
+                              dict(properties))
 
     simulation = make_simulation(system)
     simulation.context.setPositions(modeller.positions)
