@@ -1,9 +1,11 @@
 """Speed of the RDF engine: atom pairs per second on water boxes from 10k to 4.7M atoms (all-pairs and cell-list
-paths), the CPU backend and mdtraj.compute_rdf on the same 100k-atom frame, and the overhead of RDFReporter every
-100 steps in a ~100k-atom OpenMM simulation on the CUDA platform.
+paths), the CPU backend and mdtraj.compute_rdf on the same 100k-atom frame, and the overhead of sampling g(r) every
+100 steps in a ~100k-atom OpenMM simulation on the CUDA platform, side by side in one run: RDFReporter (OpenMM's
+reporter protocol: getState(positions), then the engine) and the in-context RDFSampler force (OpenMM's own position
+buffer, on its stream, no download).
 
     python3 benchmarks/rdf_speed.py [--sizes 10000,100000,1000000,4741632] [--markdown FILE] [--json FILE]
-                                    [--skip-mdtraj] [--skip-overhead]
+                                    [--skip-mdtraj] [--skip-overhead] [--skip-gpu-table] [--overhead-only]
 
 Water boxes: a TIP3P box from OpenMM's Modeller, replicated and cut to a cube of the requested size (whole
 molecules whose oxygen lies inside); the seams are not equilibrated, which does not change the work.  Rates count
@@ -21,7 +23,7 @@ import time
 
 import numpy as np
 
-from openmmnarumi.rdf import RDFEngine, RDFReporter, cudaAvailable
+from openmmnarumi.rdf import RDFEngine, RDFReporter, createSampler, cudaAvailable, samplerResult
 
 PAPER_RATE = 38.47e9  # pairs/s, Levine et al. 2011, four GTX 480 (N1*N2 counting)
 R_MAX = 1.2
@@ -159,23 +161,41 @@ def comparison_rows(template, rows, skip_mdtraj):
               f"select_pairs); max |g - g_narumi| = {np.max(np.abs(g - reference)):.2e}", flush=True)
 
 
-def overhead_rows(rows, steps=3000, interval=100):
-    """Steps per second of a ~100k-atom TIP3P box (PME, CUDA) with and without RDFReporter every 100 steps."""
+def overhead_rows(rows, steps=3000, interval=100, repeats=3, edge_nm=9.99, platform_name="CUDA",
+                  properties=(("Precision", "mixed"),)):
+    """Seconds for `steps` steps of a ~100k-atom TIP3P box (PME, CUDA mixed) without RDF sampling, with RDFReporter
+    every `interval` steps, and with the in-context RDFSampler every `interval` steps; medians of interleaved runs."""
+    import copy
     import openmm
     import openmm.app as app
     import openmm.unit as unit
     forcefield = app.ForceField("amber14/tip3p.xml")
     modeller = app.Modeller(app.Topology(), [])
-    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(9.99, 9.99, 9.99) * unit.nanometer)
+    modeller.addSolvent(forcefield, boxSize=openmm.Vec3(edge_nm, edge_nm, edge_nm) * unit.nanometer)
     system = forcefield.createSystem(modeller.topology, nonbondedMethod=app.PME, nonbondedCutoff=1.0 * unit.nanometer,
                                      constraints=app.HBonds, rigidWater=True)
-    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
-    simulation = app.Simulation(modeller.topology, system, integrator, openmm.Platform.getPlatformByName("CUDA"),
-                                {"Precision": "mixed"})
+    # The same System plus the sampler, in a second Context on the same GPU (a force cannot be switched off in a
+    # Context): the plain runs measure the System without it.
+    sampler = createSampler(modeller.topology, {"resname": "HOH", "name": "O"}, rMax=R_MAX, bins=240,
+                            samplingInterval=interval)
+    sampler_system = copy.deepcopy(system)
+    sampler_system.addForce(sampler)
+
+    def make_simulation(a_system):
+        integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
+        return app.Simulation(modeller.topology, a_system, integrator, openmm.Platform.getPlatformByName(platform_name),
+                              dict(properties))
+
+    simulation = make_simulation(system)
     simulation.context.setPositions(modeller.positions)
     simulation.minimizeEnergy(maxIterations=100)
     simulation.context.setVelocitiesToTemperature(300 * unit.kelvin, 1)
     simulation.step(500)
+    in_context = make_simulation(sampler_system)
+    equilibrated = simulation.context.getState(getPositions=True, getVelocities=True)
+    in_context.context.setPeriodicBoxVectors(*equilibrated.getPeriodicBoxVectors())
+    in_context.context.setPositions(equilibrated.getPositions())
+    in_context.context.setVelocities(equilibrated.getVelocities())
     n = system.getNumParticles()
 
     # The reporter is built and takes its first frame (selection, engine set-up) before the timed runs: that one-time
@@ -186,23 +206,25 @@ def overhead_rows(rows, steps=3000, interval=100):
     reporter.report(simulation, simulation.context.getState(getPositions=True))
     setup_seconds = time.perf_counter() - t0
 
-    def run(with_reporter):
-        simulation.reporters.clear()
+    def run(a_simulation, with_reporter=False):
+        a_simulation.reporters.clear()
         if with_reporter:
-            simulation.reporters.append(reporter)
-        simulation.context.getState(getEnergy=True)  # drain the queue before timing
+            a_simulation.reporters.append(reporter)
+        a_simulation.context.getState(getEnergy=True)  # drain the queue before timing
         t0 = time.perf_counter()
-        simulation.step(steps)
-        simulation.context.getState(getEnergy=True)
+        a_simulation.step(steps)
+        a_simulation.context.getState(getEnergy=True)
         seconds = time.perf_counter() - t0
-        simulation.reporters.clear()
+        a_simulation.reporters.clear()
         return seconds
 
-    run(True)  # warm-up
-    plain, with_rdf = [], []
-    for _ in range(3):
-        plain.append(run(False))
-        with_rdf.append(run(True))
+    run(simulation, True)  # warm-up
+    run(in_context)
+    plain, with_rdf, with_sampler = [], [], []
+    for _ in range(repeats):
+        plain.append(run(simulation))
+        with_rdf.append(run(simulation, True))
+        with_sampler.append(run(in_context))
     # What one report costs, piece by piece: OpenMM's getState and the engine's addFrame.
     get_state, add_frame = [], []
     for _ in range(20):
@@ -216,18 +238,33 @@ def overhead_rows(rows, steps=3000, interval=100):
         get_state.append(t1 - t0)
         add_frame.append(t2 - t1)
     reporter.close()
-    t_plain, t_rdf = statistics.median(plain), statistics.median(with_rdf)
-    per_report = (t_rdf - t_plain) / (steps // interval)
+    # One in-context frame end to end (host launch work + GPU), 20 frames queued then one download.
+    in_context.context.getState(getEnergy=True)
+    t0 = time.perf_counter()
+    for _ in range(20):
+        sampler.sample(in_context.context)
+    sampler.getResult(in_context.context)
+    sample_seconds = (time.perf_counter() - t0) / 20
+    result = samplerResult(sampler, in_context.context)
+    peak = float(result.r[int(np.argmax(result.g))])
+    t_plain, t_rdf, t_sampler = (statistics.median(v) for v in (plain, with_rdf, with_sampler))
+    reports = steps // interval
     rows.append(dict(part="overhead", atoms=n, steps=steps, interval=interval, seconds_without=t_plain,
                      seconds_with=t_rdf, overhead_percent=100 * (t_rdf - t_plain) / t_plain,
-                     seconds_per_report=per_report, setup_seconds=setup_seconds,
+                     seconds_per_report=(t_rdf - t_plain) / reports, setup_seconds=setup_seconds,
                      get_state_seconds=statistics.median(get_state), add_frame_seconds=statistics.median(add_frame),
                      frames=reporter.engine.numFrames, algorithm=reporter.engine.lastAlgorithm, all_without=plain,
-                     all_with=with_rdf))
-    print(f"  {n} atoms, {steps} steps: {t_plain:.3f} s without, {t_rdf:.3f} s with RDFReporter every {interval} "
-          f"steps (medians of {plain} and {with_rdf}): overhead {100 * (t_rdf - t_plain) / t_plain:.2f}% "
-          f"({per_report * 1e3:.2f} ms per report; getState {statistics.median(get_state) * 1e3:.2f} ms, addFrame "
-          f"{statistics.median(add_frame) * 1e3:.2f} ms; one-time set-up {setup_seconds:.2f} s)", flush=True)
+                     all_with=with_rdf, seconds_with_sampler=t_sampler,
+                     sampler_overhead_percent=100 * (t_sampler - t_plain) / t_plain,
+                     seconds_per_sample=(t_sampler - t_plain) / reports, sample_call_seconds=sample_seconds,
+                     sampler_frames=result.frames, sampler_first_peak_nm=peak, all_with_sampler=with_sampler))
+    print(f"  {n} atoms, {steps} steps (medians of {repeats} interleaved runs): {t_plain:.3f} s without, "
+          f"{t_rdf:.3f} s with RDFReporter every {interval} steps ({100 * (t_rdf - t_plain) / t_plain:.2f}%), "
+          f"{t_sampler:.3f} s with the in-context RDFSampler every {interval} steps "
+          f"({100 * (t_sampler - t_plain) / t_plain:.2f}%); runs {plain}, {with_rdf}, {with_sampler}; reporter: "
+          f"getState {statistics.median(get_state) * 1e3:.2f} ms, addFrame {statistics.median(add_frame) * 1e3:.2f} ms"
+          f"; sampler: {sample_seconds * 1e3:.3f} ms per frame, {result.frames} frames, first O-O peak at "
+          f"{peak:.3f} nm", flush=True)
 
 
 def markdown(rows, device):
@@ -256,13 +293,21 @@ def markdown(rows, device):
         lines.append("")
     for r in rows:
         if r["part"] == "overhead":
-            lines.append(f"RDFReporter overhead: {r['atoms']:,}-atom TIP3P box, PME, CUDA mixed precision, "
-                         f"{r['steps']} steps of 2 fs: {r['seconds_without']:.3f} s without, {r['seconds_with']:.3f} s "
-                         f"with an O-O RDFReporter every {r['interval']} steps ({r['algorithm']}): "
-                         f"**{r['overhead_percent']:.2f}%** ({r['seconds_per_report'] * 1e3:.2f} ms per report; of it, "
-                         f"OpenMM's getState(positions) {r['get_state_seconds'] * 1e3:.2f} ms and the engine's addFrame "
-                         f"{r['add_frame_seconds'] * 1e3:.2f} ms; one-time set-up at the first report "
-                         f"{r['setup_seconds']:.2f} s, not included).")
+            lines.append(f"RDF sampling overhead: {r['atoms']:,}-atom TIP3P box, PME, CUDA mixed precision, "
+                         f"{r['steps']} steps of 2 fs, O-O g(r) to {R_MAX} nm ({r['algorithm']}) every {r['interval']} "
+                         f"steps; medians of interleaved runs:")
+            lines.append("")
+            lines += ["| run | seconds | overhead | per frame |", "| --- | --- | --- | --- |",
+                      f"| no RDF | {r['seconds_without']:.3f} | | |",
+                      f"| RDFReporter (getState + engine) | {r['seconds_with']:.3f} | **{r['overhead_percent']:.2f}%** "
+                      f"| {r['seconds_per_report'] * 1e3:.2f} ms (getState {r['get_state_seconds'] * 1e3:.2f} ms, "
+                      f"addFrame {r['add_frame_seconds'] * 1e3:.2f} ms) |",
+                      f"| RDFSampler (in-context) | {r['seconds_with_sampler']:.3f} | "
+                      f"**{r['sampler_overhead_percent']:.2f}%** | {r['seconds_per_sample'] * 1e3:.3f} ms (a sample() "
+                      f"call end to end: {r['sample_call_seconds'] * 1e3:.3f} ms) |"]
+            lines.append("")
+            lines.append(f"RDFReporter one-time set-up at the first report: {r['setup_seconds']:.2f} s, not included. "
+                         f"RDFSampler: {r['sampler_frames']} frames, first O-O peak at {r['sampler_first_peak_nm']:.3f} nm.")
     return "\n".join(lines) + "\n"
 
 
@@ -274,7 +319,10 @@ def main():
     parser.add_argument("--skip-mdtraj", action="store_true")
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-gpu-table", action="store_true")
+    parser.add_argument("--overhead-only", action="store_true", help="only the reporter/sampler overhead")
     args = parser.parse_args()
+    if args.overhead_only:
+        args.skip_gpu_table = True
     device = "no CUDA device"
     if cudaAvailable():
         try:
@@ -284,16 +332,17 @@ def main():
         except OSError:
             device = "CUDA device"
     print(f"device: {device}; host: {platform.processor() or platform.machine()}", flush=True)
-    template = water_template()
+    template = None if args.overhead_only else water_template()
     rows = []
     if cudaAvailable() and not args.skip_gpu_table:
         RDFEngine(3, [0, 1, 2], rMax=0.5, bins=10, backend="cuda").addFrame(np.zeros((3, 3)), np.eye(3) * 2)
         print("GPU pair rates:", flush=True)
         gpu_rows([int(s) for s in args.sizes.split(",")], template, rows)
-    print("100k-atom water O-O comparison:", flush=True)
-    comparison_rows(template, rows, args.skip_mdtraj)
+    if not args.overhead_only:
+        print("100k-atom water O-O comparison:", flush=True)
+        comparison_rows(template, rows, args.skip_mdtraj)
     if cudaAvailable() and not args.skip_overhead:
-        print("RDFReporter overhead:", flush=True)
+        print("RDF sampling overhead (RDFReporter and the in-context RDFSampler):", flush=True)
         overhead_rows(rows)
     text = markdown(rows, device)
     print(text)

@@ -1,4 +1,4 @@
-// SWIG interface of the openmm-narumi plugin: NarumiNonbondedForce and the NonbondedForce converter.
+// SWIG interface of the openmm-narumi plugin: NarumiNonbondedForce, the NonbondedForce converter and RDFSampler.
 %module(package="openmmnarumi") narumi
 
 %import(module="openmm") "swig/OpenMMSwigHeaders.i"
@@ -10,6 +10,7 @@
 %{
 #include "NarumiNonbondedForce.h"
 #include "NonbondedForceConversion.h"
+#include "RDFSampler.h"
 #include "OpenMM.h"
 #include "OpenMMAmoeba.h"
 #include "OpenMMDrude.h"
@@ -19,6 +20,8 @@
 
 %template(BondPairs) std::vector<std::pair<int, int> >;
 %template(BondPair) std::pair<int, int>;
+%template(IntVector) std::vector<int>;
+%template(LongLongVector) std::vector<long long>;
 
 // C++ exceptions become openmm.OpenMMException, the class OpenMM's own wrappers raise.
 %exception {
@@ -117,5 +120,60 @@ public:
 %newobject createNarumiNonbondedForce;
 NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
 int replaceNonbondedForces(OpenMM::System& system);
+
+
+/** What a Context's RDFSampler has sampled so far (RDFSampler.getResult). */
+struct RDFSamplerResult {
+    std::vector<long long> pairCounts;
+    long long numFrames;
+    long long framesWithoutBox;
+    double sumInverseVolume;
+    long long numPairsPerFrame;
+    long long lastSampledStep;
+};
+
+%feature("kwargs") RDFSampler::RDFSampler;
+%pythonappend RDFSampler::cast(OpenMM::Force& force) %{
+    val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
+%}
+
+/**
+ * Radial distribution functions sampled inside the simulation (on CUDA: from OpenMM's own position buffer, on its
+ * stream, no download).  Add it to the System; it contributes no energy or force.  Distances in nm.
+ */
+class RDFSampler : public OpenMM::Force {
+public:
+    RDFSampler(const std::vector<int>& selection1, const std::vector<int>& selection2 = std::vector<int>(),
+               double rMax = 1.0, int bins = 200, int samplingInterval = 100, double rMin = 0.0);
+    const std::vector<int>& getSelection1() const;
+    const std::vector<int>& getSelection2() const;
+    void setSelections(const std::vector<int>& selection1, const std::vector<int>& selection2 = std::vector<int>());
+    double getRMin() const;
+    double getRMax() const;
+    void setRange(double rMin, double rMax);
+    int getNumBins() const;
+    void setNumBins(int bins);
+    int getSamplingInterval() const;
+    void setSamplingInterval(int steps);
+    const std::vector<int>& getExclusionGroups() const;
+    void setExclusionGroups(const std::vector<int>& groupOfParticle);
+    RDFSamplerResult getResult(OpenMM::Context& context) const;
+    void reset(OpenMM::Context& context) const;
+    void sample(OpenMM::Context& context) const;
+    bool usesPeriodicBoundaryConditions() const;
+
+    %extend {
+        /** The RDFSampler behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
+        static NarumiPlugin::RDFSampler& cast(OpenMM::Force& force) {
+            NarumiPlugin::RDFSampler* sampler = dynamic_cast<NarumiPlugin::RDFSampler*>(&force);
+            if (sampler == NULL)
+                throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not an RDFSampler");
+            return *sampler;
+        }
+        static bool isinstance(OpenMM::Force& force) {
+            return dynamic_cast<NarumiPlugin::RDFSampler*>(&force) != NULL;
+        }
+    }
+};
 
 }

@@ -9,8 +9,8 @@
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
-# --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py ("none" skips
-# both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
+# --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
+# alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
 # are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +68,8 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         grep -q "cuda\..*[*][*][*]Skipped" /tmp/ctest.log && { echo "CUDA tests were skipped: no GPU seen"; status=1; }
         echo "== pytest"
         pytest_targets=tests/python
-        [ -n "$tests" ] && pytest_targets=$(ls tests/python/test_${tests,,}*.py 2>/dev/null)
+        # A PATTERN with alternatives (A|B) picks the files of each.
+        [ -n "$tests" ] && pytest_targets=$(for part in ${tests//|/ }; do ls tests/python/test_${part,,}*.py 2>/dev/null; done | sort -u)
         if [ -n "$pytest_targets" ]; then
             python3 -m pytest $pytest_targets -q -rs -p no:cacheprovider -k "not drift and not fluctuation" \
                 --data-dir "$data_dir" || status=1

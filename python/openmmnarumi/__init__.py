@@ -9,14 +9,14 @@ import os as _os
 
 import openmm as _openmm
 
-from .narumi import NarumiNonbondedForce, createNarumiNonbondedForce, replaceNonbondedForces
+from .narumi import NarumiNonbondedForce, RDFSampler, createNarumiNonbondedForce, replaceNonbondedForces
 from .rdf import RDFEngine, RDFReporter, compute_rdf_trajectory  # GPU radial distribution functions (docs/rdf.md)
 from . import hcp  # ALPB surface potential with hierarchical charge partitioning (docs/hcp.md)
 from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap  # electrostatic potential maps (docs/potentialmap.md)
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures",
-           "RDFEngine", "RDFReporter", "compute_rdf_trajectory", "hcp",
+           "RDFEngine", "RDFReporter", "RDFSampler", "compute_rdf_trajectory", "hcp",
            "PotentialMap", "PotentialMapReporter", "computePotentialMap"]
 
 #: Messages of the plugin libraries that could not be loaded (the CUDA one on a machine without a GPU driver).

@@ -1,8 +1,11 @@
-// Registers the XML proxy when the plugin's API library is loaded, so XmlSerializer knows the force.
+// Registers the XML proxies when the plugin's API library is loaded, so XmlSerializer knows the forces.
 #include "NarumiNonbondedForce.h"
 #include "NarumiNonbondedForceProxy.h"
+#include "RDFSampler.h"
+#include "RDFSamplerProxy.h"
 #include "openmm/serialization/SerializationProxy.h"
 
 extern "C" __attribute__((constructor)) void registerNarumiSerializationProxies() {
     OpenMM::SerializationProxy::registerProxy(typeid(NarumiPlugin::NarumiNonbondedForce), new NarumiPlugin::NarumiNonbondedForceProxy());
+    OpenMM::SerializationProxy::registerProxy(typeid(NarumiPlugin::RDFSampler), new NarumiPlugin::RDFSamplerProxy());
 }

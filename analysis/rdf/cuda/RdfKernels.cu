@@ -75,17 +75,52 @@ __device__ void flushCounts(unsigned int* passCounts, const BinPass& pass, unsig
     }
 }
 
+/** Wraps one selected atom (double), keeps its cell as the sort key and its slot k as the sort value. */
+__device__ __forceinline__ void storeAtom(int k, double x, double y, double z, int group, const BoxDouble& box,
+                                          const BoxInverse& inverse, const CellGrid& grid, float4* __restrict__ wrapped,
+                                          unsigned int* __restrict__ cellKeys, int* __restrict__ slots) {
+    if (box.kind != BoxKind::None)
+        wrapIntoBox(x, y, z, box, inverse);
+    cellKeys[k] = cellIndex(x, y, z, grid, box, inverse);
+    slots[k] = k;
+    wrapped[k] = make_float4((float) x, (float) y, (float) z, __int_as_float(group));
+}
+
 template <class Real>
 __global__ void prepareAtomsKernel(const Real* __restrict__ positions, const int* __restrict__ groups, int count,
                                    BoxDouble box, BoxInverse inverse, CellGrid grid, float4* __restrict__ wrapped,
                                    unsigned int* __restrict__ cellKeys, int* __restrict__ slots) {
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
-        double x = positions[3 * (size_t) k], y = positions[3 * (size_t) k + 1], z = positions[3 * (size_t) k + 2];
-        if (box.kind != BoxKind::None)
-            wrapIntoBox(x, y, z, box, inverse);
-        cellKeys[k] = cellIndex(x, y, z, grid, box, inverse);
-        slots[k] = k;
-        wrapped[k] = make_float4((float) x, (float) y, (float) z, groups ? __int_as_float(groups[k]) : 0.0f);
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x)
+        storeAtom(k, positions[3 * (size_t) k], positions[3 * (size_t) k + 1], positions[3 * (size_t) k + 2],
+                  groups ? groups[k] : 0, box, inverse, grid, wrapped, cellKeys, slots);
+}
+
+/** OpenMM's double4 posq entry (CUDA 13 deprecates the double4 name; this is its 16-byte-aligned layout). */
+struct alignas(16) PosqDouble {
+    double x, y, z, w;
+};
+
+/** OpenMM's slot i holds atom atomIndex[i]; the atoms of the selection go to their selection slots. */
+template <class Real4>
+__global__ void prepareFromPosqKernel(const Real4* __restrict__ posq, const float4* __restrict__ correction,
+                                      const int* __restrict__ atomIndex, int numSlots, const int* __restrict__ indexOfAtom,
+                                      const int* __restrict__ groups, BoxDouble box, BoxInverse inverse, CellGrid grid,
+                                      float4* __restrict__ wrapped, unsigned int* __restrict__ cellKeys,
+                                      int* __restrict__ slots) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < numSlots; i += gridDim.x * blockDim.x) {
+        int k = indexOfAtom[atomIndex[i]];
+        if (k < 0)
+            continue;
+        Real4 p = posq[i];
+        double x = p.x, y = p.y, z = p.z;
+        if (correction) {
+            // Mixed precision: the same double sum as OpenMM's getState, so counts equal the CPU path's bitwise.
+            float4 c = correction[i];
+            x = (double) p.x + (double) c.x;
+            y = (double) p.y + (double) c.y;
+            z = (double) p.z + (double) c.z;
+        }
+        storeAtom(k, x, y, z, groups ? groups[k] : 0, box, inverse, grid, wrapped, cellKeys, slots);
     }
 }
 
@@ -284,6 +319,22 @@ cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positi
     else
         prepareAtomsKernel<<<gridFor(count, threads), threads, 0, stream>>>(positionsDouble, groups, count, box, inverse,
                                                                             grid, wrapped, cellKeys, slots);
+    return cudaGetLastError();
+}
+
+cudaError_t launchPrepareFromPosq(const void* posq, const void* correction, bool doublePrecision, const int* atomIndex,
+                                  int numSlots, const int* indexOfAtom, const int* groups, const BoxDouble& box,
+                                  const CellGrid& grid, float4* wrapped, unsigned int* cellKeys, int* slots,
+                                  cudaStream_t stream) {
+    const int threads = 256;
+    BoxInverse inverse = boxInverse(box);
+    if (doublePrecision)
+        prepareFromPosqKernel<<<gridFor(numSlots, threads), threads, 0, stream>>>(
+            (const PosqDouble*) posq, nullptr, atomIndex, numSlots, indexOfAtom, groups, box, inverse, grid, wrapped, cellKeys, slots);
+    else
+        prepareFromPosqKernel<<<gridFor(numSlots, threads), threads, 0, stream>>>(
+            (const float4*) posq, (const float4*) correction, atomIndex, numSlots, indexOfAtom, groups, box, inverse, grid,
+            wrapped, cellKeys, slots);
     return cudaGetLastError();
 }
 

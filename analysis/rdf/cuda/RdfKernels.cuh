@@ -46,6 +46,13 @@ struct DeviceAtoms {
 cudaError_t launchPrepareAtoms(const float* positionsFloat, const double* positionsDouble, const int* groups, int count, const BoxDouble& box, const CellGrid& grid,
                                float4* wrapped, unsigned int* cellKeys, int* slots, cudaStream_t stream);
 
+/** The same from OpenMM's posq (float4, or double4 when doublePrecision; mixed precision adds the float4
+ *  correction): slot i holds atom atomIndex[i], which goes to selection slot indexOfAtom[atom] (-1: not selected). */
+cudaError_t launchPrepareFromPosq(const void* posq, const void* correction, bool doublePrecision, const int* atomIndex,
+                                  int numSlots, const int* indexOfAtom, const int* groups, const BoxDouble& box,
+                                  const CellGrid& grid, float4* wrapped, unsigned int* cellKeys, int* slots,
+                                  cudaStream_t stream);
+
 /** sorted[k] = wrapped[sortedSlots[k]]. */
 cudaError_t launchGatherAtoms(const float4* wrapped, const int* sortedSlots, int count, float4* sorted, cudaStream_t stream);
 

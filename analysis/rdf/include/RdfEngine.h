@@ -65,7 +65,31 @@ struct RdfProblem {
     std::vector<int> groupA, groupB;           // per selected atom; empty when no exclusion groups
     RdfSettings settings;
     Binning binning;
+    int64_t numPairs = 0;                      // ordered pairs per frame that g(r) is normalised by
+    int64_t overlap = 0;                       // atoms in both selections
+    int64_t numSelected() const { return (int64_t) selectionA.size() + (int64_t) selectionB.size(); }
 };
+
+/**
+ * Validates the selections, exclusion groups and settings (std::invalid_argument naming the bad value) and works
+ * out the binning and the pair normalisation.  Shared by RdfEngine and OpenMM's in-context RDFSampler kernels.
+ */
+RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
+                        const RdfSettings& settings, const std::vector<int>& exclusionGroups);
+
+/** A box of 9 values (a, b, c row by row, nm) in OpenMM's reduced form, checked against rMax (at most half the
+ *  shortest brick side); nullptr gives BoxKind::None. */
+BoxDouble parseBox(const double* box, double rMax);
+
+/** Cells at least rMax wide over a periodic box (at most max(27, min(2^24, 2 numSelected)) of them). */
+CellGrid periodicCellGrid(const BoxDouble& box, double rMax, int64_t numSelected);
+
+/** A grid of cells over a bounding box of the given extents (frames without a periodic box). */
+CellGrid boundingBoxCellGrid(const double low[3], const double high[3], double rMax, int64_t numSelected);
+
+/** A backend's raw counts as ordered-pair counts (identical selections count each unordered pair twice; self
+ *  pairs of atoms in both selections are removed from the bin of r = 0). */
+std::vector<uint64_t> orderedPairCounts(const RdfProblem& problem, std::vector<uint64_t> rawCounts, int64_t numFrames);
 
 class RdfEngine {
 public:
@@ -96,7 +120,10 @@ public:
     /** n(r): mean number of selection-2 atoms within each bin's upper edge of a selection-1 atom. */
     std::vector<double> coordinationNumber();
 
-    int64_t numPairsPerFrame() const { return numPairs_; }
+    int64_t numPairsPerFrame() const { return problem_.numPairs; }
+    /** sum over frames with a periodic box of 1/V (nm^-3), and the number of frames without a box. */
+    double sumInverseVolume() const { return sumInverseVolume_; }
+    int64_t framesWithoutBox() const { return framesWithoutVolume_; }
     int selection1Size() const { return (int) problem_.selectionA.size(); }
     int selection2Size() const { return problem_.sameSelection ? selection1Size() : (int) problem_.selectionB.size(); }
     const RdfSettings& settings() const { return problem_.settings; }
@@ -109,13 +136,10 @@ public:
 
 private:
     void addFrameImpl(const float* positionsFloat, const double* positionsDouble, const double* box);
-    BoxDouble parseBox(const double* box) const;
     CellGrid makeGrid(const BoxDouble& box, const float* pf, const double* pd) const;
 
     RdfProblem problem_;
     std::unique_ptr<PairHistogramBackend> backend_;
-    int64_t numPairs_ = 0;        // ordered pairs per frame (normalisation)
-    int64_t overlap_ = 0;         // atoms in both selections
     int64_t numFrames_ = 0;
     int64_t framesWithoutVolume_ = 0;
     double sumInverseVolume_ = 0;

@@ -66,8 +66,8 @@ Algorithm chooseAlgorithm(const CellGrid& grid, int64_t numPairs) {
     return stencilIsSmall && numPairs >= (int64_t(1) << 24) ? Algorithm::CellList : Algorithm::AllPairs;
 }
 
-RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
-                     const RdfSettings& settings, const std::vector<int>& exclusionGroups) {
+RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
+                        const RdfSettings& settings, const std::vector<int>& exclusionGroups) {
     if (numAtoms < 0)
         throw std::invalid_argument(message("numAtoms = ", numAtoms, " is negative"));
     if (settings.bins < 1 || settings.bins > MAX_BINS)
@@ -81,7 +81,7 @@ RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std
     if (!exclusionGroups.empty() && (int) exclusionGroups.size() != numAtoms)
         throw std::invalid_argument(message("exclusionGroups has ", exclusionGroups.size(), " entries for ", numAtoms, " atoms"));
 
-    RdfProblem& p = problem_;
+    RdfProblem p;
     p.numAtoms = numAtoms;
     p.settings = settings;
     p.selectionA = validatedSelection(selection1, numAtoms, "selection1");
@@ -104,13 +104,13 @@ RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std
     // Normalisation: ordered pairs (i in 1, j in 2, i != j) minus those inside one exclusion group.
     int64_t n1 = p.selectionA.size(), n2 = p.sameSelection ? n1 : (int64_t) p.selectionB.size();
     if (p.sameSelection) {
-        overlap_ = n1;
+        p.overlap = n1;
     } else {
         std::vector<char> inA(numAtoms, 0);
         for (int atom : p.selectionA)
             inA[atom] = 1;
         for (int atom : p.selectionB)
-            overlap_ += inA[atom];
+            p.overlap += inA[atom];
     }
     int64_t excluded = 0;
     if (!exclusionGroups.empty()) {
@@ -129,14 +129,19 @@ RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std
         for (const auto& entry : groups)
             excluded += entry.second.a * entry.second.b - entry.second.both;
     }
-    numPairs_ = n1 * n2 - overlap_ - excluded;
+    p.numPairs = n1 * n2 - p.overlap - excluded;
+    return p;
+}
 
+RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
+                     const RdfSettings& settings, const std::vector<int>& exclusionGroups)
+    : problem_(buildProblem(numAtoms, selection1, selection2, settings, exclusionGroups)) {
     Backend kind = settings.backend;
     if (kind == Backend::Auto)
         kind = cudaDevicePresent() ? Backend::CUDA : Backend::CPU;
     if (kind == Backend::CUDA && !cudaDevicePresent())
         throw std::runtime_error("the CUDA backend was requested, but no CUDA device is available (or this build has no CUDA)");
-    backend_ = kind == Backend::CUDA ? createCudaBackend(p) : createCpuBackend(p);
+    backend_ = kind == Backend::CUDA ? createCudaBackend(problem_) : createCpuBackend(problem_);
 }
 
 RdfEngine::~RdfEngine() = default;
@@ -153,7 +158,7 @@ double RdfEngine::maximumRMax(const double* box) {
     return 0.5 * std::min({box[0], box[4], box[8]});
 }
 
-BoxDouble RdfEngine::parseBox(const double* box) const {
+BoxDouble parseBox(const double* box, double rMax) {
     BoxDouble result;
     if (box == nullptr)
         return result;
@@ -176,48 +181,20 @@ BoxDouble RdfEngine::parseBox(const double* box) const {
     result.cz = cz;
     bool rectangular = result.bx == 0 && result.cx == 0 && result.cy == 0;
     result.kind = rectangular ? BoxKind::Rectangular : BoxKind::Triclinic;
-    double limit = maximumRMax(box);
-    if (problem_.settings.rMax > limit)
-        throw std::invalid_argument(message("rMax = ", problem_.settings.rMax, " nm is more than half the box (min(ax, by, cz)/2 = ",
+    double limit = RdfEngine::maximumRMax(box);
+    if (rMax > limit)
+        throw std::invalid_argument(message("rMax = ", rMax, " nm is more than half the box (min(ax, by, cz)/2 = ",
                                             limit, " nm): the minimum image would miss pairs"));
     return result;
 }
 
-CellGrid RdfEngine::makeGrid(const BoxDouble& box, const float* pf, const double* pd) const {
-    const RdfProblem& p = problem_;
+namespace {
+
+/** Cells at least rMax (1 + margin) wide across the given heights, at most max(27, min(2^24, 2 numSelected)). */
+CellGrid gridForHeights(const double heights[3], double rMax, int64_t numSelected, bool periodic) {
     CellGrid grid;
-    double width = p.settings.rMax * (1 + CELL_MARGIN);
-    double heights[3];
-    if (box.kind != BoxKind::None) {
-        // Distances between opposite faces of the periodic cell: V / |b x c|, V / |c x a|, V / |a x b|.
-        double volume = box.ax * box.by * box.cz;
-        double bxc[3] = {box.by * box.cz, -box.bx * box.cz, box.bx * box.cy - box.by * box.cx};
-        double cxa[3] = {0, box.cz * box.ax, -box.cy * box.ax};
-        heights[0] = volume / std::sqrt(bxc[0] * bxc[0] + bxc[1] * bxc[1] + bxc[2] * bxc[2]);
-        heights[1] = volume / std::sqrt(cxa[1] * cxa[1] + cxa[2] * cxa[2]);
-        heights[2] = box.cz;
-        grid.periodic = true;
-    } else {
-        double low[3], high[3];
-        for (int d = 0; d < 3; d++) {
-            low[d] = std::numeric_limits<double>::infinity();
-            high[d] = -low[d];
-        }
-        if (pf) {
-            boundingBox(pf, p.selectionA, low, high);
-            boundingBox(pf, p.selectionB, low, high);
-        } else {
-            boundingBox(pd, p.selectionA, low, high);
-            boundingBox(pd, p.selectionB, low, high);
-        }
-        for (int d = 0; d < 3; d++) {
-            if (!(high[d] >= low[d]))
-                low[d] = high[d] = 0;   // no atoms
-            grid.origin[d] = low[d];
-            heights[d] = high[d] - low[d];
-        }
-    }
-    int64_t numSelected = p.selectionA.size() + p.selectionB.size();
+    grid.periodic = periodic;
+    double width = rMax * (1 + CELL_MARGIN);
     int64_t maxCells = std::max<int64_t>(27, std::min<int64_t>(int64_t(1) << 24, 2 * numSelected));
     for (int d = 0; d < 3; d++)
         grid.n[d] = (int) std::max(1.0, std::min(1024.0, std::floor(heights[d] / width)));
@@ -226,10 +203,56 @@ CellGrid RdfEngine::makeGrid(const BoxDouble& box, const float* pf, const double
         for (int d = 0; d < 3; d++)
             grid.n[d] = std::max(1, (int) std::floor(grid.n[d] / shrink));
     }
-    if (!grid.periodic)
+    if (!periodic)
         for (int d = 0; d < 3; d++)
             grid.scale[d] = heights[d] > 0 ? grid.n[d] / heights[d] : 0;
     return grid;
+}
+
+} // namespace
+
+CellGrid periodicCellGrid(const BoxDouble& box, double rMax, int64_t numSelected) {
+    // Distances between opposite faces of the periodic cell: V / |b x c|, V / |c x a|, V / |a x b|.
+    double volume = box.ax * box.by * box.cz;
+    double bxc[3] = {box.by * box.cz, -box.bx * box.cz, box.bx * box.cy - box.by * box.cx};
+    double cxa[3] = {0, box.cz * box.ax, -box.cy * box.ax};
+    double heights[3];
+    heights[0] = volume / std::sqrt(bxc[0] * bxc[0] + bxc[1] * bxc[1] + bxc[2] * bxc[2]);
+    heights[1] = volume / std::sqrt(cxa[1] * cxa[1] + cxa[2] * cxa[2]);
+    heights[2] = box.cz;
+    return gridForHeights(heights, rMax, numSelected, true);
+}
+
+CellGrid boundingBoxCellGrid(const double low[3], const double high[3], double rMax, int64_t numSelected) {
+    double heights[3];
+    for (int d = 0; d < 3; d++)
+        heights[d] = high[d] - low[d];
+    CellGrid grid = gridForHeights(heights, rMax, numSelected, false);
+    for (int d = 0; d < 3; d++)
+        grid.origin[d] = low[d];
+    return grid;
+}
+
+CellGrid RdfEngine::makeGrid(const BoxDouble& box, const float* pf, const double* pd) const {
+    const RdfProblem& p = problem_;
+    if (box.kind != BoxKind::None)
+        return periodicCellGrid(box, p.settings.rMax, p.numSelected());
+    double low[3], high[3];
+    for (int d = 0; d < 3; d++) {
+        low[d] = std::numeric_limits<double>::infinity();
+        high[d] = -low[d];
+    }
+    if (pf) {
+        boundingBox(pf, p.selectionA, low, high);
+        boundingBox(pf, p.selectionB, low, high);
+    } else {
+        boundingBox(pd, p.selectionA, low, high);
+        boundingBox(pd, p.selectionB, low, high);
+    }
+    for (int d = 0; d < 3; d++)
+        if (!(high[d] >= low[d]))
+            low[d] = high[d] = 0;   // no atoms
+    return boundingBoxCellGrid(low, high, p.settings.rMax, p.numSelected());
 }
 
 void RdfEngine::addFrame(const float* positions, const double* box) {
@@ -254,9 +277,9 @@ void RdfEngine::addFrameImpl(const float* pf, const double* pd, const double* bo
     FrameInput frame;
     frame.positionsFloat = pf;
     frame.positionsDouble = pd;
-    frame.box = parseBox(box);
+    frame.box = parseBox(box, p.settings.rMax);
     frame.grid = makeGrid(frame.box, pf, pd);
-    frame.algorithm = p.settings.algorithm == Algorithm::Auto ? chooseAlgorithm(frame.grid, numPairs_) : p.settings.algorithm;
+    frame.algorithm = p.settings.algorithm == Algorithm::Auto ? chooseAlgorithm(frame.grid, p.numPairs) : p.settings.algorithm;
     backend_->accumulate(frame);
     numFrames_++;
     if (frame.box.kind == BoxKind::None)
@@ -279,17 +302,15 @@ void RdfEngine::reset() {
     lastAlgorithm_.clear();
 }
 
-std::vector<uint64_t> RdfEngine::pairCounts() {
-    std::vector<uint64_t> counts = backend_->rawCounts();
-    const RdfProblem& p = problem_;
+std::vector<uint64_t> orderedPairCounts(const RdfProblem& p, std::vector<uint64_t> counts, int64_t numFrames) {
     if (p.sameSelection) {
         for (uint64_t& count : counts)
             count *= 2;
-    } else if (p.groupA.empty() && overlap_ > 0) {
+    } else if (p.groupA.empty() && p.overlap > 0) {
         // Each atom in both selections met itself at r = 0 once per frame.
         int zeroBin = binIndex(0.0f, p.binning);
         if (zeroBin >= 0 && zeroBin < p.binning.bins) {
-            uint64_t selfPairs = (uint64_t) overlap_ * (uint64_t) numFrames_;
+            uint64_t selfPairs = (uint64_t) p.overlap * (uint64_t) numFrames;
             if (counts[zeroBin] < selfPairs)
                 throw std::runtime_error(message("internal error: bin ", zeroBin, " holds ", counts[zeroBin], " pairs, fewer than the ",
                                                  selfPairs, " self pairs"));
@@ -297,6 +318,10 @@ std::vector<uint64_t> RdfEngine::pairCounts() {
         }
     }
     return counts;
+}
+
+std::vector<uint64_t> RdfEngine::pairCounts() {
+    return orderedPairCounts(problem_, backend_->rawCounts(), numFrames_);
 }
 
 std::vector<double> RdfEngine::binEdges() const {
@@ -319,7 +344,7 @@ std::vector<double> RdfEngine::binCenters() const {
 std::vector<double> RdfEngine::rdf() {
     if (numFrames_ == 0)
         throw std::invalid_argument("g(r) needs at least one frame");
-    if (numPairs_ <= 0)
+    if (problem_.numPairs <= 0)
         throw std::invalid_argument(message("g(r) is undefined: there are no atom pairs to normalise by (selection sizes ",
                                             selection1Size(), " and ", selection2Size(), ")"));
     if (framesWithoutVolume_ > 0 && referenceVolume_ <= 0)
@@ -330,7 +355,7 @@ std::vector<double> RdfEngine::rdf() {
     const double pi = 3.14159265358979323846;
     for (size_t k = 0; k < g.size(); k++) {
         double shell = 4.0 / 3.0 * pi * (edges[k + 1] * edges[k + 1] * edges[k + 1] - edges[k] * edges[k] * edges[k]);
-        g[k] = (double) counts[k] / ((double) numPairs_ * sumInverseVolume * shell);
+        g[k] = (double) counts[k] / ((double) problem_.numPairs * sumInverseVolume * shell);
     }
     return g;
 }

@@ -1,5 +1,6 @@
 // Registers the CUDA kernel of NarumiNonbondedForce on OpenMM's CUDA platform (loaded as a plugin library).
 #include "CudaNarumiKernels.h"
+#include "CudaRDFSamplerKernel.h"
 #include "openmm/KernelFactory.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/cuda/CudaPlatform.h"
@@ -19,6 +20,8 @@ public:
                                   std::to_string(platformData.contexts.size()) + " (set the DeviceIndex property to one device)");
         if (name == CalcNarumiNonbondedForceKernel::Name())
             return new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[0]);
+        if (name == CalcRDFSamplerKernel::Name())
+            return new CudaCalcRDFSamplerKernel(name, platform, *platformData.contexts[0]);
         throw OpenMMException("CudaNarumiKernelFactory: no kernel named '" + name + "'");
     }
 };
@@ -31,6 +34,7 @@ extern "C" OPENMM_EXPORT void registerPlatforms() {
 extern "C" OPENMM_EXPORT void registerKernelFactories() {
     try {
         Platform::getPlatformByName("CUDA").registerKernelFactory(CalcNarumiNonbondedForceKernel::Name(), new CudaNarumiKernelFactory());
+        Platform::getPlatformByName("CUDA").registerKernelFactory(CalcRDFSamplerKernel::Name(), new CudaNarumiKernelFactory());
     }
     catch (const OpenMMException&) {
         // No CUDA platform (OpenMM's CUDA plugin did not load): nothing to register.

@@ -5,6 +5,16 @@
 * :func:`compute_rdf_trajectory` -- the same for a trajectory file read with mdtraj (DCD, XTC, ...), with a progress
   bar; ``python3 -m openmmnarumi.rdf TRAJ --top PDB --sel1 ... --r-max ...`` on the command line.
 * :class:`RDFEngine` -- the engine itself (``openmmnarumi._rdf``): CUDA when a GPU is present, else all CPU cores.
+* :func:`createSampler` and :func:`samplerResult` -- g(r) sampled inside OpenMM's Context by the
+  ``openmmnarumi.RDFSampler`` force (no position download, no synchronisation: the way to sample often on a fast
+  GPU simulation)::
+
+      sampler = openmmnarumi.rdf.createSampler(topology, {"resname": "HOH", "name": "O"}, rMax=1.2, samplingInterval=100)
+      system.addForce(sampler)          # before the Simulation/Context is created
+      ...
+      simulation.step(100000)
+      result = openmmnarumi.rdf.samplerResult(sampler, simulation.context)   # an RDFResult
+      result.write_csv("rdf.csv"); result.plot("rdf.png")
 
 Selections are atom indices, an mdtraj selection string (``"name O and resname HOH"``; needs mdtraj), or a dict
 matched against an OpenMM Topology: ``{"resname": "HOH", "name": "O"}``, ``{"element": "O"}`` (values may be lists).
@@ -20,7 +30,7 @@ import numpy as np
 from .._rdf import RDFEngine, cudaAvailable, maximumRMax
 
 __all__ = ["RDFEngine", "RDFReporter", "RDFResult", "compute_rdf_trajectory", "select_atoms", "exclusion_groups",
-           "cudaAvailable", "maximumRMax"]
+           "cudaAvailable", "maximumRMax", "createSampler", "samplerResult"]
 
 _QUERY_KEYS = {"resname", "name", "element", "resid", "chain", "index"}
 
@@ -248,6 +258,87 @@ class RDFReporter:
 
     def __exit__(self, *exception):
         self.close()
+
+
+def _bonded_molecules(topology):
+    """Atom-index lists of the molecules of an OpenMM Topology (connected by its bonds)."""
+    parent = list(range(topology.getNumAtoms()))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for bond in topology.bonds():
+        a, b = root(bond[0].index), root(bond[1].index)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    molecules = {}
+    for i in range(len(parent)):
+        molecules.setdefault(root(i), []).append(i)
+    return list(molecules.values())
+
+
+def createSampler(topology, selection1, selection2=None, rMax=1.0, bins=200, samplingInterval=100, rMin=0.0,
+                  exclusion=None, molecules=None):
+    """An openmmnarumi.RDFSampler for the selections of a topology; add it to the System before creating the Context.
+
+    selection1/2: atom indices, an mdtraj selection string or a query dict (see the module documentation).
+    exclusion: None, "residue", "molecule" (molecules from the topology's bonds unless given) or a group per atom.
+    The sampler takes a frame at the start of every step whose step count is a multiple of samplingInterval.
+    """
+    from ..narumi import RDFSampler
+    indices1 = select_atoms(topology, selection1)
+    indices2 = [] if selection2 is None else select_atoms(topology, selection2)
+    if len(indices1) == 0:
+        raise ValueError(f"selection1 {selection1!r} matched no atoms")
+    if selection2 is not None and len(indices2) == 0:
+        raise ValueError(f"selection2 {selection2!r} matched no atoms")
+    if exclusion == "molecule" and molecules is None and topology is not None and not hasattr(topology, "to_openmm"):
+        molecules = _bonded_molecules(topology)
+    groups = exclusion_groups(topology, exclusion, molecules)
+    sampler = RDFSampler(indices1, indices2, _nanometers(rMax), int(bins), int(samplingInterval), _nanometers(rMin))
+    if groups is not None:
+        sampler.setExclusionGroups([int(g) for g in groups])
+    return sampler
+
+
+def samplerResult(sampler, context, referenceVolume=None, **metadata):
+    """What an RDFSampler has sampled in context, as an RDFResult (g(r), n(r), counts; write_csv, plot).
+
+    The normalisation is RDFEngine's (docs/rdf.md), evaluated in the same order, so a sampler and an engine that saw
+    the same frames give the same numbers.  referenceVolume (nm^3) normalises frames without a periodic box.
+    """
+    raw = sampler.getResult(context)
+    frames = int(raw.numFrames)
+    if frames == 0:
+        raise RuntimeError("the RDFSampler has sampled no frame yet (frames are taken at the start of each step whose "
+                           "step count is a multiple of its sampling interval)")
+    counts = np.array(raw.pairCounts, dtype=np.uint64)
+    rMin, rMax, bins = sampler.getRMin(), sampler.getRMax(), sampler.getNumBins()
+    width = (rMax - rMin) / bins
+    edges = rMin + np.arange(bins + 1, dtype=np.float64) * width
+    edges[bins] = rMax
+    centers = 0.5 * (edges[:-1] + edges[1:])
+    numPairs = int(raw.numPairsPerFrame)
+    size1 = len(sampler.getSelection1())
+    size2 = len(sampler.getSelection2()) or size1
+    without_box = int(raw.framesWithoutBox)
+    if without_box > 0 and referenceVolume is None:
+        raise ValueError(f"{without_box} frames had no periodic box: pass referenceVolume to normalise g(r)")
+    sum_inverse_volume = raw.sumInverseVolume + (without_box / _nanometers(referenceVolume) if without_box else 0.0)
+    if numPairs <= 0:
+        raise ValueError(f"g(r) is undefined: there are no atom pairs to normalise by (selection sizes {size1} and {size2})")
+    shells = 4.0 / 3.0 * np.pi * (edges[1:] * edges[1:] * edges[1:] - edges[:-1] * edges[:-1] * edges[:-1])
+    g = counts.astype(np.float64) / (float(numPairs) * sum_inverse_volume * shells)
+    n = np.cumsum(counts).astype(np.float64) / (float(frames) * size1)
+    platform = context.getPlatform().getName()
+    info = dict(selection1Size=size1, selection2Size=size2, pairsPerFrame=numPairs,
+                backend=f"in-context RDFSampler ({platform})", samplingInterval=sampler.getSamplingInterval(),
+                lastSampledStep=int(raw.lastSampledStep), rMin=rMin, rMax=rMax, bins=bins)
+    info.update(metadata)
+    return RDFResult(r=centers, g=g, n=n, counts=counts, edges=edges, frames=frames, metadata=info)
 
 
 def _frame_count(trajectory, topology):

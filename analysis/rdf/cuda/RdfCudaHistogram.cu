@@ -1,0 +1,158 @@
+/**
+ * CudaPairHistogram: the host side of one frame on the GPU (RdfCudaHistogram.h).  The kernels are in RdfKernels.cu;
+ * this file owns the memory and the launch geometry.
+ */
+
+#include "RdfCudaHistogram.h"
+#include "RdfKernels.cuh"
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace NarumiRdf {
+
+void checkCuda(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) {
+        std::ostringstream text;
+        text << "CUDA error in the RDF engine (" << what << "): " << cudaGetErrorString(status);
+        throw std::runtime_error(text.str());
+    }
+}
+
+namespace {
+
+int bitsFor(unsigned int value) {
+    int bits = 1;
+    while (bits < 32 && (value >> bits) != 0)
+        bits++;
+    return bits;
+}
+
+/** Enough blocks to fill the GPU many times over, each covering at most MAX_CHUNKS_PER_BLOCK chunks. */
+Cuda::AllPairsGeometry allPairsGeometry(int numA, int numB, bool sameSelection, int numMultiprocessors) {
+    long long tilesA = (numA + Cuda::TILE - 1) / Cuda::TILE, chunksB = (numB + Cuda::TILE - 1) / Cuda::TILE;
+    long long tilePairs = sameSelection ? tilesA * (tilesA + 1) / 2 : tilesA * chunksB;
+    long long targetBlocks = 32LL * numMultiprocessors;
+    long long chunksPerRange = std::min<long long>(Cuda::MAX_CHUNKS_PER_BLOCK,
+                                                   std::max<long long>(1, (tilePairs + targetBlocks - 1) / targetBlocks));
+    long long numRanges = (chunksB + chunksPerRange - 1) / chunksPerRange;
+    if (tilesA * numRanges > 0x7fffffffLL)
+        throw std::invalid_argument("the all-pairs grid is too large for one launch");
+    return Cuda::AllPairsGeometry{(int) numRanges, (int) chunksPerRange, (int) (tilesA * numRanges)};
+}
+
+} // namespace
+
+CudaPairHistogram::CudaPairHistogram(const RdfProblem& problem, int numMultiprocessors, bool posqInput, cudaStream_t stream)
+    : problem_(problem), numMultiprocessors_(std::max(1, numMultiprocessors)) {
+    upload(selectionA_, problem_.selectionA, problem_.groupA, posqInput, stream);
+    if (!problem_.sameSelection)
+        upload(selectionB_, problem_.selectionB, problem_.groupB, posqInput, stream);
+    counts_.reserve(problem_.settings.bins);
+    clear(stream);
+}
+
+void CudaPairHistogram::upload(Selection& s, const std::vector<int>& selection, const std::vector<int>& groupOfSlot,
+                               bool posqInput, cudaStream_t stream) {
+    s.count = selection.size();
+    if (!groupOfSlot.empty())
+        checkCuda(cudaMemcpyAsync(s.groups.reserve(s.count), groupOfSlot.data(), s.count * sizeof(int), cudaMemcpyHostToDevice,
+                                  stream), "upload groups");
+    // For posq input: each atom's slot in this selection, -1 for atoms outside it.
+    std::vector<int> indexOfAtom(posqInput ? std::max(1, problem_.numAtoms) : 0, -1);
+    for (int k = 0; posqInput && k < s.count; k++)
+        indexOfAtom[selection[k]] = k;
+    if (posqInput)
+        checkCuda(cudaMemcpyAsync(s.indexOfAtom.reserve(indexOfAtom.size()), indexOfAtom.data(), indexOfAtom.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice, stream), "upload selection map");
+    // Copies from pageable memory on a stream: the host vectors must outlive them.
+    checkCuda(cudaStreamSynchronize(stream), "upload selection");
+}
+
+void CudaPairHistogram::clear(cudaStream_t stream) {
+    checkCuda(cudaMemsetAsync(counts_.data(), 0, problem_.settings.bins * sizeof(unsigned long long), stream), "clear counts");
+}
+
+std::vector<uint64_t> CudaPairHistogram::download(cudaStream_t stream) {
+    std::vector<uint64_t> counts(problem_.settings.bins);
+    checkCuda(cudaMemcpyAsync(counts.data(), counts_.data(), counts.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream),
+              "download counts");
+    checkCuda(cudaStreamSynchronize(stream), "download counts");
+    return counts;
+}
+
+void CudaPairHistogram::accumulate(const DevicePositions& positions, const BoxDouble& box, const CellGrid& grid,
+                                   Algorithm algorithm, cudaStream_t stream) {
+    bool cellList = algorithm == Algorithm::CellList;
+    prepare(selectionA_, 0, positions, box, grid, cellList, stream);
+    if (!problem_.sameSelection)
+        prepare(selectionB_, 1, positions, box, grid, cellList, stream);
+    const Selection& b = problem_.sameSelection ? selectionA_ : selectionB_;
+    Cuda::DeviceAtoms atomsA{selectionA_.sorted.data(), selectionA_.count, selectionA_.cellStart.data()};
+    Cuda::DeviceAtoms atomsB{b.sorted.data(), b.count, b.cellStart.data()};
+    if (atomsA.count == 0 || atomsB.count == 0)
+        return;
+    bool exclusions = !problem_.groupA.empty();
+    BoxFloat boxF = boxFloat(box);
+    int bins = problem_.settings.bins;
+    for (int firstBin = 0; firstBin < bins; firstBin += Cuda::MAX_PASS_BINS) {
+        Cuda::BinPass pass{firstBin, std::min(Cuda::MAX_PASS_BINS, bins - firstBin)};
+        if (cellList)
+            checkCuda(Cuda::launchCellList(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB, grid, boxF,
+                                           problem_.binning, pass, counts_.data(), stream), "cell-list kernel");
+        else
+            checkCuda(Cuda::launchAllPairs(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB,
+                                           allPairsGeometry(atomsA.count, atomsB.count, problem_.sameSelection,
+                                                            numMultiprocessors_),
+                                           boxF, problem_.binning, pass, counts_.data(), stream), "all-pairs kernel");
+    }
+}
+
+void CudaPairHistogram::prepare(Selection& s, int which, const DevicePositions& positions, const BoxDouble& box,
+                                const CellGrid& grid, bool cellList, cudaStream_t stream) {
+    int n = s.count;
+    if (n == 0)
+        return;
+    int numCells = grid.numCells();
+    int keyBits = bitsFor((unsigned) numCells);
+    const int* groups = problem_.groupA.empty() ? nullptr : s.groups.data();
+    float4* wrapped = s.wrapped.reserve(n);
+    unsigned int* cellKeys = s.cellKeys.reserve(n);
+    int* slots = s.slots.reserve(n);
+    if (positions.posq != nullptr) {
+        const PosqPositions& p = *positions.posq;
+        checkCuda(Cuda::launchPrepareFromPosq(p.posq, p.correction, p.doublePrecision, p.atomIndex, p.numSlots,
+                                              s.indexOfAtom.data(), groups, box, grid, wrapped, cellKeys, slots, stream),
+                  "prepare atoms from posq");
+    } else {
+        checkCuda(Cuda::launchPrepareAtoms(positions.selectedFloat[which], positions.selectedDouble[which], groups, n, box, grid,
+                                           wrapped, cellKeys, slots, stream),
+                  "prepare atoms");
+    }
+    size_t sortBytes = 0, histogramBytes = 0, scanBytes = 0;
+    checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, s.cellKeys.data(), s.sortedKeys.reserve(n), s.slots.data(),
+                                              s.sortedSlots.reserve(n), n, 0, keyBits, stream), "sort size");
+    if (cellList) {
+        checkCuda(cub::DeviceHistogram::HistogramEven(nullptr, histogramBytes, s.cellKeys.data(), s.cellCounts.reserve(numCells + 1),
+                                                      numCells + 1, 0u, (unsigned) numCells, n, stream), "histogram size");
+        checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, s.cellCounts.data(), s.cellStart.reserve(numCells + 1),
+                                                numCells + 1, stream), "scan size");
+    }
+    void* temporary = temporary_.reserve(std::max({sortBytes, histogramBytes, scanBytes}));
+    checkCuda(cub::DeviceRadixSort::SortPairs(temporary, sortBytes, s.cellKeys.data(), s.sortedKeys.data(), s.slots.data(),
+                                              s.sortedSlots.data(), n, 0, keyBits, stream), "sort atoms by cell");
+    checkCuda(Cuda::launchGatherAtoms(s.wrapped.data(), s.sortedSlots.data(), n, s.sorted.reserve(n), stream), "gather atoms");
+    if (cellList) {
+        // numCells bins of width 1, plus a zero in the last entry so that the exclusive sum ends with n.
+        checkCuda(cudaMemsetAsync(s.cellCounts.data(), 0, (numCells + 1) * sizeof(int), stream), "clear cell counts");
+        checkCuda(cub::DeviceHistogram::HistogramEven(temporary, histogramBytes, s.cellKeys.data(), s.cellCounts.data(),
+                                                      numCells + 1, 0u, (unsigned) numCells, n, stream), "count atoms per cell");
+        checkCuda(cub::DeviceScan::ExclusiveSum(temporary, scanBytes, s.cellCounts.data(), s.cellStart.data(), numCells + 1, stream),
+                  "cell starts");
+    }
+}
+
+} // namespace NarumiRdf

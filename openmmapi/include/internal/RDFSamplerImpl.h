@@ -1,0 +1,52 @@
+#ifndef OPENMM_NARUMI_RDF_SAMPLER_IMPL_H_
+#define OPENMM_NARUMI_RDF_SAMPLER_IMPL_H_
+
+#include "RDFSampler.h"
+#include "openmm/Kernel.h"
+#include "openmm/internal/ForceImpl.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace NarumiPlugin {
+
+/**
+ * The ForceImpl of RDFSampler.  OpenMM's integrators call updateContextState() once at the start of every step
+ * (ContextImpl::updateContextState, before the step's force evaluation): that is where frames are taken, from the
+ * positions after getStepCount() steps.  calcForcesAndEnergy() does nothing.
+ */
+class RDFSamplerImpl : public OpenMM::ForceImpl {
+public:
+    explicit RDFSamplerImpl(const RDFSampler& owner) : owner(owner) {
+    }
+    void initialize(OpenMM::ContextImpl& context) override;
+    const RDFSampler& getOwner() const override {
+        return owner;
+    }
+    void updateContextState(OpenMM::ContextImpl& context, bool& forcesInvalid) override;
+    double calcForcesAndEnergy(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy, int groups) override {
+        return 0.0;
+    }
+    std::map<std::string, double> getDefaultParameters() override {
+        return {};
+    }
+    std::vector<std::string> getKernelNames() override;
+
+    RDFSamplerResult getResult(OpenMM::ContextImpl& context);
+    void reset(OpenMM::ContextImpl& context);
+    void sample(OpenMM::ContextImpl& context);
+
+    /** Check the sampler against system (indices, duplicates, range, bins, interval, groups, rMax against the
+     *  default box of a periodic System) and throw an OpenMMException naming the first bad value. */
+    static void validate(const OpenMM::System& system, const RDFSampler& sampler);
+
+private:
+    const RDFSampler& owner;
+    OpenMM::Kernel kernel;
+    int samplingInterval = 1;      // the owner's, when the Context was created
+    long long lastSampledStep = -1;
+};
+
+} // namespace NarumiPlugin
+
+#endif // OPENMM_NARUMI_RDF_SAMPLER_IMPL_H_
