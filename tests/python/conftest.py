@@ -18,7 +18,8 @@ def pytest_addoption(parser):
 
 @pytest.fixture(scope="session")
 def data_dir(request):
-    return request.config.getoption("--data-dir")
+    # Absolute, so that tests that change the working folder still find the data.
+    return os.path.abspath(request.config.getoption("--data-dir"))
 
 
 def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_shape="cube"):
