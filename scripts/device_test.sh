@@ -9,6 +9,7 @@
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
+#   profile       benchmarks/profile_nonbonded.py (per-stage times) and, where ncu exists, ncu of both pair kernels
 # --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
 # alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
 # are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
@@ -82,6 +83,26 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         python3 examples/simulate_solvated_protein.py --data-dir "$data_dir" --steps 5000 || status=1
         echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
         python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" --markdown "$out/nonbonded_benchmark.md" || status=1
+    fi
+    if wants profile; then
+        echo "== profile: NarumiNonbondedForce stages next to whole steps"
+        python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" || status=1
+        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+        if [ -n "$ncu_bin" ]; then
+            # Both pair kernels on DHFR, 3 launches each during MD steps (past the minimizer and warm-up); full report in $out/ncu_*.txt.
+            for kernel in computeTiles computeNonbonded; do
+                echo "== ncu: $kernel (DHFR)"
+                timeout 200 "$ncu_bin" --clock-control none --kernel-name "regex:$kernel" --launch-skip 400 --launch-count 3 \
+                    --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section Occupancy \
+                    --section LaunchStats --section WarpStateStats --section SchedulerStats \
+                    python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" --atoms --steps 500 > "$out/ncu_$kernel.txt" 2>&1 ||
+                    echo "ncu on $kernel failed (see $out/ncu_$kernel.txt)"
+                grep -E "Duration|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Registers Per Thread|Compute \(SM\) Throughput" \
+                    "$out/ncu_$kernel.txt" | head -n 24
+            done
+        else
+            echo "ncu not found: no kernel profile"
+        fi
     fi
     if wants rdf; then
         echo "== benchmark: RDF"

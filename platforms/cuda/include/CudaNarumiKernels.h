@@ -52,6 +52,9 @@ private:
     CUevent statusReady = nullptr;
     NarumiStageTimer* stageTimer = nullptr;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
     bool statusPending = false, tileListSized = false;
+    /** Evaluations between two Morton sorts of the atoms; the blocks are rebuilt from current positions every time. */
+    static constexpr int SORT_INTERVAL = 20;
+    int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
 };
 

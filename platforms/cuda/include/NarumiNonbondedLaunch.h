@@ -27,12 +27,14 @@ NarumiStageTimer* narumiCreateStageTimerFromEnvironment();
 void narumiDestroyStageTimer(NarumiStageTimer* timer);
 
 /**
- * Queue one evaluation on stream: sort, tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
+ * Queue one evaluation on stream: (sort), tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
  * posqIsDouble (OpenMM's double precision), else float4; the energy buffer holds double when energyIsDouble.
- * Throws std::runtime_error when a launch fails.
+ * resort re-sorts the atoms along the Morton curve (required on the first evaluation; otherwise the previous order
+ * is kept, which affects only how compact the blocks are, never the result).  Throws std::runtime_error when a
+ * launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, cudaStream_t stream, NarumiStageTimer* timer = nullptr);
+                           bool energyIsDouble, bool resort, cudaStream_t stream, NarumiStageTimer* timer = nullptr);
 
 } // namespace NarumiPlugin
 

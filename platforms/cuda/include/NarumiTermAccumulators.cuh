@@ -8,7 +8,9 @@
  *   add(y)          add one float pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
  *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
- *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units
+ *   rotate(src)     take lane src's sum (all 32 lanes call it): the j-side sums of a Newton tile travel round the warp
+ *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units (type Term)
+ *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
  * depend on the order of the terms, and term(y) cancels add(y) exactly.  SingleFloat and DoubleFloat (the paper's
@@ -50,9 +52,10 @@ __device__ inline long long narumiFixedPointTerm(float y, int& errors) {
  * the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
 struct NarumiTermAccumulator {
+    using Term = long long;
     NarumiAccumulator small;
     long long large;
-    int errors;
+    int errors;   // never rotated: the flags are ORed into one global word, whichever atom raised them
 
     __device__ void zero() {
         small = narumiZero();
@@ -67,6 +70,13 @@ struct NarumiTermAccumulator {
     }
     __device__ void carry() {
         narumiCarry(small);
+    }
+    /** hi and lo move; large (nonzero only in the few tiles with bonded-distance pairs) only when a lane has one. */
+    __device__ void rotate(int sourceLane) {
+        small.hi = __shfl_sync(0xffffffffu, small.hi, sourceLane);
+        small.lo = __shfl_sync(0xffffffffu, small.lo, sourceLane);
+        if (__any_sync(0xffffffffu, large != 0))
+            large = __shfl_sync(0xffffffffu, large, sourceLane);
     }
     /** The sum in OpenMM's fixed point; exact. */
     __device__ long long fixedPoint() {
@@ -94,25 +104,17 @@ struct NarumiTermAccumulator {
         if (errors)
             atomicOr(sums.errorFlags, errors);
     }
-    /** The exclusion kernel's side: add term(y) (or subtract it) to an atom's force or to the energy. */
-    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
-        int errors = 0;
-        long long value = term(y, errors);
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) (subtract ? -value : value));
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, Term value) {
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
     }
-    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
-        int errors = 0;
-        long long value = term(y, errors);
-        atomicAdd(sums.energyFixed, (unsigned long long) (subtract ? -value : value));
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
+        atomicAdd(sums.energyFixed, (unsigned long long) value);
     }
 };
 
 /** OpenMM-style 64-bit fixed point for every term (exact, order-independent, one 64-bit add per term). */
 struct FixedPoint64TermAccumulator {
+    using Term = long long;
     long long sum;
     int errors;
 
@@ -125,6 +127,12 @@ struct FixedPoint64TermAccumulator {
     }
     __device__ void carry() {
     }
+    __device__ void rotate(int sourceLane) {
+        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
+    }
+    __device__ static long long term(float y, int& errors) {
+        return narumiFixedPointTerm(y, errors);
+    }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
         atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) sum);
         if (errors)
@@ -135,24 +143,17 @@ struct FixedPoint64TermAccumulator {
         if (errors)
             atomicOr(sums.errorFlags, errors);
     }
-    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
-        int errors = 0;
-        long long value = narumiFixedPointTerm(y, errors);
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) (subtract ? -value : value));
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, Term value) {
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
     }
-    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
-        int errors = 0;
-        long long value = narumiFixedPointTerm(y, errors);
-        atomicAdd(sums.energyFixed, (unsigned long long) (subtract ? -value : value));
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
+        atomicAdd(sums.energyFixed, (unsigned long long) value);
     }
 };
 
 /** Narumi's method A: float sums, merged with float atomics. */
 struct SingleFloatTermAccumulator {
+    using Term = float;
     float sum;
 
     __device__ void zero() {
@@ -163,22 +164,29 @@ struct SingleFloatTermAccumulator {
     }
     __device__ void carry() {
     }
+    __device__ void rotate(int sourceLane) {
+        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
+    }
+    __device__ static float term(float y, int&) {
+        return y;
+    }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
         atomicAdd(&sums.forceFloat[atom + component * sums.paddedNumAtoms], sum);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
         atomicAdd(sums.energyFloat, sum);
     }
-    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
-        atomicAdd(&sums.forceFloat[atom + component * sums.paddedNumAtoms], subtract ? -y : y);
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, float value) {
+        atomicAdd(&sums.forceFloat[atom + component * sums.paddedNumAtoms], value);
     }
-    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
-        atomicAdd(sums.energyFloat, subtract ? -y : y);
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, float value) {
+        atomicAdd(sums.energyFloat, value);
     }
 };
 
 /** Narumi's method B: single-precision terms summed in double, merged with double atomics. */
 struct DoubleFloatTermAccumulator {
+    using Term = double;
     double sum;
 
     __device__ void zero() {
@@ -189,17 +197,23 @@ struct DoubleFloatTermAccumulator {
     }
     __device__ void carry() {
     }
+    __device__ void rotate(int sourceLane) {
+        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
+    }
+    __device__ static double term(float y, int&) {
+        return (double) y;
+    }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
         atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], sum);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
         atomicAdd(sums.energyDouble, sum);
     }
-    __device__ static void addTermToForce(const NarumiGlobalSums& sums, int atom, int component, float y, bool subtract) {
-        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], (double) (subtract ? -y : y));
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, double value) {
+        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], value);
     }
-    __device__ static void addTermToEnergy(const NarumiGlobalSums& sums, float y, bool subtract) {
-        atomicAdd(sums.energyDouble, (double) (subtract ? -y : y));
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, double value) {
+        atomicAdd(sums.energyDouble, value);
     }
 };
 

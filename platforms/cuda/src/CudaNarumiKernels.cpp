@@ -288,8 +288,13 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
     CUstream stream = cu.getCurrentStream();
     try {
+        // The Morton order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
+        bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL);
+        if (resort)
+            evaluationsSinceSort = 0;
+        evaluationsSinceSort++;
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
-                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), (cudaStream_t) stream, stageTimer);
+                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), resort, (cudaStream_t) stream, stageTimer);
     }
     catch (const std::runtime_error& error) {
         throw OpenMMException(error.what());

@@ -1,19 +1,20 @@
 /**
  * The kernels of NarumiNonbondedForce on the CUDA platform, in the order one evaluation launches them:
  *
- *   computeSortKeys   Morton key of every atom's cell (periodic: wrapped fractional coordinates)
- *   (CUB radix sort)  atoms -> slots along the Morton curve; 32 consecutive slots are a block
- *   gatherSlots       float positions (wrapped), charges and LJ parameters in slot order
+ *   computeSortKeys   Morton key of every atom's cell (periodic: wrapped fractional coordinates); only every
+ *   (CUB radix sort)  few evaluations: atoms -> slots along the Morton curve; 32 consecutive slots are a block
+ *   gatherSlots       float positions (wrapped), charges and LJ parameters in slot order (every evaluation)
  *   computeBlockBounds  bounding box of every block
- *   countTiles, (CUB scan), writeTiles   the list of block pairs (I, J) within the cutoff, grouped by I
+ *   countTiles, (CUB scan), writeTiles   the list of block pairs (I, J >= I) within the cutoff, grouped by I
  *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
  *   computeOverflowTiles  tiles that did not fit into the list (none once the host has grown it)
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
  *                     then add the exception's own interaction
  *   finish            merge float/double sums (methods A, B), add the energy to OpenMM's energy buffer
  *
- * Every pair is computed twice, once from each side (no Newton's third law), like the paper's j-parallel kernel:
- * each thread keeps one atom's force in registers for a whole run of tiles, with no atomics in the pair loop.
+ * Each thread keeps one atom i's force in registers for a whole run of tiles (I, J).  A diagonal tile (I, I) is
+ * computed from both sides, like the paper's j-parallel kernel; any other tile with Newton's third law, the j
+ * atoms' sums passed round the warp by shuffles and added to the global sums once per tile.
  */
 
 #include "NarumiNonbondedLaunch.h"
@@ -198,16 +199,27 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
     }
 }
 
+/**
+ * Positions in slot order.  Right after a sort every atom is wrapped into the box; between sorts an atom keeps the
+ * periodic image nearest to its position at the previous evaluation, so that one crossing a face of the box does
+ * not stretch its block's bounding box across the whole box (pairs use the minimum image either way).
+ */
 template <class PosT>
-__global__ void gatherSlots(NarumiNonbondedData d) {
+__global__ void gatherSlots(NarumiNonbondedData d, int keepImages) {
     const PosT* posq = (const PosT*) d.posq;
     for (int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < d.numSlots; slot += gridDim.x * blockDim.x) {
         if (slot < d.numAtoms) {
             int posqIndex = d.slotPosqIndex[slot];
             int atom = d.atomIndex[posqIndex];
-            auto r = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
+            auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
+            float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
+            if (keepImages && d.box.periodic) {
+                float4 previous = d.slotPositions[slot];
+                float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
+                r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
+            }
             float4 parameters = d.atomParameters[atom];
-            d.slotPositions[slot] = make_float4((float) r.x, (float) r.y, (float) r.z, parameters.x);
+            d.slotPositions[slot] = make_float4(r.x, r.y, r.z, parameters.x);
             d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
             d.slotOfAtom[atom] = slot;
         }
@@ -276,29 +288,29 @@ __device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blo
     return gx * gx + gy * gy + gz * gz < d.tileCutoff2;
 }
 
-/** One warp per block I: how many blocks J (J = I included) it forms tiles with. */
+/** One warp per block I: how many blocks J >= I it forms tiles with (Newton's third law covers J < I). */
 __global__ void countTiles(NarumiNonbondedData d) {
     int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (blockI >= d.numBlocks)
         return;
     int count = 0;
-    for (int first = 0; first < d.numBlocks; first += 32) {
+    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
         int blockJ = first + lane;
-        count += __popc(__ballot_sync(FULL_MASK, blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ)));
+        count += __popc(__ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ)));
     }
     if (lane == 0)
         d.tileCounts[blockI] = count;
 }
 
-/** The same walk as countTiles, writing the tiles of block I, in increasing J, from tileOffsets[I] on. */
+/** The same walk as countTiles, writing the tiles of block I, in increasing J >= I, from tileOffsets[I] on. */
 __global__ void writeTiles(NarumiNonbondedData d) {
     int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (blockI >= d.numBlocks)
         return;
     int position = d.tileOffsets[blockI];
-    for (int first = 0; first < d.numBlocks; first += 32) {
+    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
         int blockJ = first + lane;
-        bool interacting = blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
+        bool interacting = blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
         unsigned int mask = __ballot_sync(FULL_MASK, interacting);
         int mine = position + __popc(mask & ((1u << lane) - 1));
         if (interacting && mine < d.tileCapacity)
@@ -336,11 +348,12 @@ struct AtomSums {
 };
 
 /**
- * Tile (I, J) for one warp: every lane's atom i of block I against the 32 atoms of block J, staged in shared
- * memory.  No exclusion test: every pair inside the cutoff counts.  The pair energy goes to the lower slot only.
+ * Diagonal tile (I, I) for one warp: every lane's atom i against the 32 atoms of its own block, staged in shared
+ * memory, both orders of each pair (i's side only).  No exclusion test: every pair inside the cutoff counts.  The
+ * pair energy goes to the lower slot only.
  */
 template <class Accumulator, bool computeEnergy>
-__device__ void accumulateTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
+__device__ void accumulateDiagonalTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
                                float4* stagedPositions, float2* stagedLennardJones) {
     int lane = threadIdx.x % 32;
     __syncwarp();
@@ -375,6 +388,92 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int blockJ, AtomSum
         energy.carry();
 }
 
+/** The j side of a Newton tile: one atom of block J per lane, its position and sums travelling round the warp. */
+template <class Accumulator>
+struct PartnerSums {
+    float4 position;
+    float2 lennardJones;
+    Accumulator fx, fy, fz;
+
+    __device__ void rotate(int sourceLane) {
+        position.x = __shfl_sync(FULL_MASK, position.x, sourceLane);
+        position.y = __shfl_sync(FULL_MASK, position.y, sourceLane);
+        position.z = __shfl_sync(FULL_MASK, position.z, sourceLane);
+        position.w = __shfl_sync(FULL_MASK, position.w, sourceLane);
+        lennardJones.x = __shfl_sync(FULL_MASK, lennardJones.x, sourceLane);
+        lennardJones.y = __shfl_sync(FULL_MASK, lennardJones.y, sourceLane);
+        fx.rotate(sourceLane);
+        fy.rotate(sourceLane);
+        fz.rotate(sourceLane);
+    }
+};
+
+/**
+ * Off-diagonal tile (I, J), I < J, for one warp, with Newton's third law: at step k lane l pairs its atom i with
+ * atom (l + k) mod 32 of block J and adds +F to i and -F to j (exactly minus, so every atom still receives term(F)
+ * of each of its pairs, as the exclusion kernel assumes).  Then the j data move one lane down; after 32 steps they
+ * are home and the j sums go to the global sums.  Each pair is computed once; its energy counted once.
+ */
+template <class Accumulator, bool computeEnergy>
+__device__ void accumulateNewtonTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy) {
+    int lane = threadIdx.x % 32, nextLane = (lane + 1) % 32;
+    int jSlot = blockJ * 32 + lane;
+    PartnerSums<Accumulator> partner;
+    partner.position = d.slotPositions[jSlot];
+    partner.lennardJones = d.slotLennardJones[jSlot];
+    partner.fx.zero();
+    partner.fy.zero();
+    partner.fz.zero();
+    bool valid = atom.slot < d.numAtoms;
+    int numValidPartners = d.numAtoms - blockJ * 32;  // atoms of block J are those with (l + k) mod 32 below this
+    for (int k = 0; k < 32; k++) {
+        float3 delta = narumiDisplacement(atom.position, partner.position, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (valid && r2 < d.pair.cutoff2 && ((lane + k) % 32) < numValidPartners) {
+            float kq = __fmul_rn(atom.position.w, partner.position.w);
+            float sigma = __fadd_rn(atom.lennardJones.x, partner.lennardJones.x);
+            float eps4 = __fmul_rn(atom.lennardJones.y, partner.lennardJones.y);
+            float dEdrOverR;
+            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+            float fx = __fmul_rn(dEdrOverR, delta.x), fy = __fmul_rn(dEdrOverR, delta.y), fz = __fmul_rn(dEdrOverR, delta.z);
+            atom.fx.add(fx);
+            atom.fy.add(fy);
+            atom.fz.add(fz);
+            partner.fx.add(-fx);
+            partner.fy.add(-fy);
+            partner.fz.add(-fz);
+            if (computeEnergy)
+                energy.add(pairEnergy);
+        }
+        partner.rotate(nextLane);
+    }
+    // At most 32 additions to every sum in this tile, within NARUMI_CARRY_INTERVAL.
+    atom.fx.carry();
+    atom.fy.carry();
+    atom.fz.carry();
+    if (computeEnergy)
+        energy.carry();
+    partner.fx.carry();
+    partner.fy.carry();
+    partner.fz.carry();
+    if (jSlot < d.numAtoms) {
+        int posqIndex = d.slotPosqIndex[jSlot];
+        partner.fx.flushForce(d.sums, posqIndex, 0);
+        partner.fy.flushForce(d.sums, posqIndex, 1);
+        partner.fz.flushForce(d.sums, posqIndex, 2);
+    }
+}
+
+/** Tile (I, J), J >= I: the diagonal tile both ways round, any other with Newton's third law. */
+template <class Accumulator, bool computeEnergy>
+__device__ void accumulateTile(const NarumiNonbondedData& d, int blockI, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
+                               float4* stagedPositions, float2* stagedLennardJones) {
+    if (blockJ == blockI)
+        accumulateDiagonalTile<Accumulator, computeEnergy>(d, blockJ, atom, energy, stagedPositions, stagedLennardJones);
+    else
+        accumulateNewtonTile<Accumulator, computeEnergy>(d, blockJ, atom, energy);
+}
+
 /** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
 template <class Accumulator, bool computeEnergy>
 __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
@@ -399,7 +498,7 @@ __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
             currentBlock = tile.x;
             atom.load(d, currentBlock * 32 + lane);
         }
-        accumulateTile<Accumulator, computeEnergy>(d, tile.y, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+        accumulateTile<Accumulator, computeEnergy>(d, tile.x, tile.y, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
     }
     atom.flush(d);
     if (computeEnergy)
@@ -420,13 +519,14 @@ __global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedD
     Accumulator energy;
     energy.zero();
     int position = d.tileOffsets[blockI];
-    for (int first = 0; first < d.numBlocks; first += 32) {
-        unsigned int mask = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
         while (mask != 0) {
-            int blockJ = first + __ffs(mask) - 1;
+            int tileJ = first + __ffs(mask) - 1;
             mask &= mask - 1;
             if (position++ >= d.tileCapacity)
-                accumulateTile<Accumulator, computeEnergy>(d, blockJ, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+                accumulateTile<Accumulator, computeEnergy>(d, blockI, tileJ, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
         }
     }
     atom.flush(d);
@@ -440,16 +540,27 @@ __global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedD
  * One thread per exception pair (a, b).  First the pair's contribution from computeTiles is removed: the same
  * float inputs and the same pair function give the same force F bit for bit, and the accumulator's term(F) is
  * exactly what add(F) contributed, so for Narumi and FixedPoint64 the pair vanishes without a trace.  Then the
- * exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its own precision.
+ * exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its own precision.  Both go
+ * to each atom in one atomic (term(E) - term(F) is exact for the integer methods); the energy is summed over the
+ * warp first, so that 32 exceptions cost one atomic on the single energy word instead of 64.
  */
 template <class Accumulator, class PosT, bool computeEnergy>
 __global__ void correctExceptions(NarumiNonbondedData d) {
+    using Term = typename Accumulator::Term;
     const PosT* posq = (const PosT*) d.posq;
-    for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < d.numExceptions; index += gridDim.x * blockDim.x) {
+    int errors = 0;
+    Term energy = 0;
+    // Every thread runs the same number of iterations, so that the whole warp reaches the shuffles below.
+    int stride = gridDim.x * blockDim.x;
+    for (int first = blockIdx.x * blockDim.x; first < d.numExceptions; first += stride) {
+        int index = first + threadIdx.x;
+        if (index >= d.numExceptions)
+            continue;
         int2 atoms = d.exceptionAtoms[index];
         int slotA = d.slotOfAtom[atoms.x], slotB = d.slotOfAtom[atoms.y];
         int posqA = d.slotPosqIndex[slotA], posqB = d.slotPosqIndex[slotB];
         float4 positionA = d.slotPositions[slotA], positionB = d.slotPositions[slotB];
+        Term removed[3] = {0, 0, 0}, added[3] = {0, 0, 0};
 
         float3 delta = narumiDisplacement(positionA, positionB, d.box);
         float r2 = narumiSquaredLength(delta);
@@ -460,32 +571,43 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
             float eps4 = __fmul_rn(ljA.y, ljB.y);
             float dEdrOverR;
             float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-            float force[3] = {__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z)};
-            // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
-            for (int c = 0; c < 3; c++) {
-                Accumulator::addTermToForce(d.sums, posqA, c, force[c], true);
-                Accumulator::addTermToForce(d.sums, posqB, c, force[c], false);
-            }
+            // Atom a received term(F); atom b, from its own side or as Newton's partner, term(-F) = -term(F).
+            removed[0] = Accumulator::term(__fmul_rn(dEdrOverR, delta.x), errors);
+            removed[1] = Accumulator::term(__fmul_rn(dEdrOverR, delta.y), errors);
+            removed[2] = Accumulator::term(__fmul_rn(dEdrOverR, delta.z), errors);
             if (computeEnergy)
-                Accumulator::addTermToEnergy(d.sums, pairEnergy, true);
+                energy -= Accumulator::term(pairEnergy, errors);
         }
 
         float4 parameters = d.exceptionParameters[index];
-        if (parameters.x == 0.0f && parameters.z == 0.0f)
-            continue;  // an exclusion: nothing to add
-        if (!d.exceptionsUsePeriodic) {
-            auto ra = loadPosition(posq, posqA), rb = loadPosition(posq, posqB);
-            delta = make_float3((float) (rb.x - ra.x), (float) (rb.y - ra.y), (float) (rb.z - ra.z));
+        if (parameters.x != 0.0f || parameters.z != 0.0f) {  // else an exclusion: nothing to add
+            if (!d.exceptionsUsePeriodic) {
+                auto ra = loadPosition(posq, posqA), rb = loadPosition(posq, posqB);
+                delta = make_float3((float) (rb.x - ra.x), (float) (rb.y - ra.y), (float) (rb.z - ra.z));
+            }
+            float dEdrOverR;
+            float exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
+            added[0] = Accumulator::term(__fmul_rn(dEdrOverR, delta.x), errors);
+            added[1] = Accumulator::term(__fmul_rn(dEdrOverR, delta.y), errors);
+            added[2] = Accumulator::term(__fmul_rn(dEdrOverR, delta.z), errors);
+            if (computeEnergy)
+                energy += Accumulator::term(exceptionEnergy, errors);
         }
-        float dEdrOverR;
-        float exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
-        float force[3] = {__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z)};
         for (int c = 0; c < 3; c++) {
-            Accumulator::addTermToForce(d.sums, posqA, c, force[c], false);
-            Accumulator::addTermToForce(d.sums, posqB, c, force[c], true);
+            Term net = added[c] - removed[c];
+            if (net != 0) {
+                Accumulator::addForceTerm(d.sums, posqA, c, net);
+                Accumulator::addForceTerm(d.sums, posqB, c, -net);
+            }
         }
-        if (computeEnergy)
-            Accumulator::addTermToEnergy(d.sums, exceptionEnergy, false);
+    }
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
+    if (computeEnergy) {
+        for (int offset = 16; offset > 0; offset /= 2)
+            energy += __shfl_down_sync(FULL_MASK, energy, offset);
+        if (threadIdx.x % 32 == 0 && energy != 0)
+            Accumulator::addEnergyTerm(d.sums, energy);
     }
 }
 
@@ -536,16 +658,18 @@ void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream, Narumi
 }
 
 template <class PosT>
-void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, cudaStream_t stream,
-               NarumiStageTimer* timer) {
+void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, bool resort,
+               cudaStream_t stream, NarumiStageTimer* timer) {
     if (timer != nullptr)
         timer->start(stream);
-    computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
     size_t bytes = d.cubStorageBytes;
-    check(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
-                                          d.numAtoms, 0, 30, stream), "sorting atoms");
-    markStage(timer, "computeSortKeys+sort", stream);
-    gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d);
+    if (resort) {
+        computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
+        check(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
+                                              d.numAtoms, 0, 30, stream), "sorting atoms");
+        markStage(timer, "computeSortKeys+sort", stream);
+    }
+    gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d, !resort);
     markStage(timer, "gatherSlots", stream);
     computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
     markStage(timer, "computeBlockBounds", stream);
@@ -602,11 +726,11 @@ int narumiTileKernelBlocks() {
 }
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, cudaStream_t stream, NarumiStageTimer* timer) {
+                           bool energyIsDouble, bool resort, cudaStream_t stream, NarumiStageTimer* timer) {
     if (posqIsDouble)
-        launchAll<PositionCharge64>(data, method, includeEnergy, energyIsDouble, stream, timer);
+        launchAll<PositionCharge64>(data, method, includeEnergy, energyIsDouble, resort, stream, timer);
     else
-        launchAll<float4>(data, method, includeEnergy, energyIsDouble, stream, timer);
+        launchAll<float4>(data, method, includeEnergy, energyIsDouble, resort, stream, timer);
 }
 
 } // namespace NarumiPlugin

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <random>
 
 using namespace NarumiTest;
 using namespace OpenMM;
@@ -209,6 +210,40 @@ TEST(CudaNarumiNonbondedForce, RepeatedEvaluationsAndContextsAreBitwiseIdentical
         EXPECT_EQ(differences, 0) << "accumulation " << accumulation;
         EXPECT_EQ(first.energy, second.energy);
         EXPECT_EQ(first.energy, other.energy);
+    }
+}
+
+TEST(CudaNarumiNonbondedForce, MovingAtomsBetweenSortsMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    // The kernel re-sorts atoms only every few evaluations and keeps each atom's periodic image in between.  Move a
+    // box by small random steps plus a drift that carries atoms across its faces, and jump whole molecules by box
+    // vectors (the images OpenMM may hand over): every evaluation of one Context must still match the Reference.
+    Box skewed = {Vec3(3.2, 0, 0), Vec3(1.0, 3.0, 0), Vec3(-1.1, 1.2, 2.9)};
+    for (const Box& box : {cubicBox(3.5), skewed}) {
+        TestSystem water = withFloatExactCharges(waterBox(box, 17));
+        auto system = makeSystem(water, {makeNarumiForce(water, continuousSettings(1.0))});
+        VerletIntegrator cudaIntegrator(0.001), referenceIntegrator(0.001);
+        Context cuda(*system, cudaIntegrator, Platform::getPlatformByName("CUDA"));
+        Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+        mt19937 random(18);
+        normal_distribution<double> jiggle(0.0, 0.004);
+        uniform_int_distribution<int> image(-1, 1);
+        vector<Vec3> positions = water.positions;
+        for (int evaluation = 0; evaluation < 45; evaluation++) {
+            for (Vec3& p : positions)
+                p += Vec3(0.03 + jiggle(random), 0.02 + jiggle(random), jiggle(random));
+            for (int molecule = evaluation % 7; molecule < water.size() / 3; molecule += 7) {
+                Vec3 jump = box[0] * image(random) + box[1] * image(random) + box[2] * image(random);
+                for (int k = 0; k < 3; k++)
+                    positions[3 * molecule + k] += jump;
+            }
+            cuda.setPositions(positions);
+            EnergyAndForces onCuda = energyAndForces(cuda);
+            if (evaluation % 4 == 3) {
+                reference.setPositions(positions);
+                EXPECT_TRUE(agree(onCuda, energyAndForces(reference), 1e-5)) << "evaluation " << evaluation;
+            }
+        }
     }
 }
 
