@@ -30,6 +30,7 @@ private:
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     void allocateTiles(int capacity);
+    long long maxTiles() const;
     /**
      * Act on the status words of the last evaluation: grow the tile list and report range errors.  With wait (an
      * energy evaluation, or the first one) it blocks and marks an out-of-range evaluation in lastEvaluationOutOfRange;
@@ -46,13 +47,13 @@ private:
     NarumiNonbondedData data = {};
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
-    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, tiles, cubStorage;
+    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, tileBlocks, tileAtoms, cubStorage;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;
     NarumiStageTimer* stageTimer = nullptr;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
     bool statusPending = false, tileListSized = false;
-    /** Evaluations between two Morton sorts of the atoms; the blocks are rebuilt from current positions every time. */
+    /** Evaluations between two Hilbert sorts of the atoms; the blocks are rebuilt from current positions every time. */
     static constexpr int SORT_INTERVAL = 20;
     int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity

@@ -29,7 +29,7 @@ void narumiDestroyStageTimer(NarumiStageTimer* timer);
 /**
  * Queue one evaluation on stream: (sort), tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
  * posqIsDouble (OpenMM's double precision), else float4; the energy buffer holds double when energyIsDouble.
- * resort re-sorts the atoms along the Morton curve (required on the first evaluation; otherwise the previous order
+ * resort re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order
  * is kept, which affects only how compact the blocks are, never the result).  Throws std::runtime_error when a
  * launch fails.
  */

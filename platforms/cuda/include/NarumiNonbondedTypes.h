@@ -62,9 +62,9 @@ struct NarumiStatusWords {
 };
 
 /**
- * One evaluation's inputs, work arrays and settings.  Atoms are re-sorted along a Morton curve into "slots";
- * 32 consecutive slots form a block, and a tile is a pair of blocks (I, J) whose bounding boxes come within the
- * cutoff.  Every pointer is device memory owned by CudaCalcNarumiNonbondedForceKernel.
+ * One evaluation's inputs, work arrays and settings.  Atoms are sorted along a Hilbert curve into "slots"; 32
+ * consecutive slots form a block, and a tile is block I with 32 atoms that can be within the cutoff of its bounding
+ * box.  Every pointer is device memory owned by CudaCalcNarumiNonbondedForceKernel.
  */
 struct NarumiNonbondedData {
     // Sizes.
@@ -72,7 +72,7 @@ struct NarumiNonbondedData {
     int numSlots;               // numAtoms rounded up to a multiple of 32
     int numBlocks;              // numSlots / 32
     int numExceptions;
-    int tileCapacity;           // entries of tiles; tiles beyond it are computed by the overflow kernel
+    int tileCapacity;           // tiles the list holds; blocks with tiles beyond it go to the overflow kernel
     int tileKernelBlocks;       // grid of the tile kernel (a full wave of the GPU)
     // OpenMM's arrays.
     const void* posq;           // float4 or double4, per the template parameter of the kernels
@@ -95,7 +95,8 @@ struct NarumiNonbondedData {
     float4* blockHalfExtents;   // w: radius of the bounding sphere
     int* tileCounts;            // per block I, numBlocks + 1 entries (the last stays 0)
     int* tileOffsets;           // exclusive scan of tileCounts; tileOffsets[numBlocks] = tiles needed
-    int2* tiles;                // (I, J), grouped by I
+    int* tileBlocks;            // per tile, its block I (tiles grouped by I)
+    int* tileAtoms;             // per tile, 32 slots of atoms near block I (-1 pads a block's last tile)
     void* cubStorage;
     size_t cubStorageBytes;
     // Results.
@@ -105,7 +106,7 @@ struct NarumiNonbondedData {
     NarumiPairConstants pair;
     NarumiBox box;
     float tileCutoff2;          // cutoff^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
-    float mortonCellSize;       // non-periodic systems: Morton cell edge in nm
+    float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
     int exceptionsUsePeriodic;
 };
 

@@ -104,8 +104,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.numExceptions = force.getNumExceptions();
     data.box.periodic = periodic;
     data.exceptionsUsePeriodic = periodic && force.getExceptionsUsePeriodicBoundaryConditions();
-    // Non-periodic Morton cells: fine enough to give compact blocks, repeating every 1024 cells (102 nm).
-    data.mortonCellSize = 0.1f;
+    // Non-periodic sort cells: fine enough to give compact blocks, repeating every 1024 cells (102 nm).
+    data.sortCellSize = 0.1f;
 
     NarumiPairConstants& pair = data.pair;
     if (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb)
@@ -148,10 +148,10 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
     data.cubStorageBytes = narumiCubStorageBytes(numAtoms, data.numBlocks);
     cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
-    // A first guess; the first evaluation measures what is needed (tiles past the end are never lost, see
-    // computeOverflowTiles) and the list then grows whenever an evaluation reports more.
-    long long allPairs = (long long) data.numBlocks * data.numBlocks;
-    allocateTiles((int) min<long long>(useCutoff ? 64LL * data.numBlocks : allPairs, allPairs));
+    // A first guess (water at a 1 nm cutoff needs about 50 tiles per block); the first evaluation measures what is
+    // needed (blocks past the end are never lost, see computeOverflowTiles) and the list then grows whenever an
+    // evaluation reports more.
+    allocateTiles((int) min<long long>(64LL * data.numBlocks, maxTiles()));
 
     int paddedNumAtoms = cu.getPaddedNumAtoms();
     if (method == NarumiAccumulation::SingleFloat)
@@ -221,13 +221,24 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
 }
 
+long long CudaCalcNarumiNonbondedForceKernel::maxTiles() const {
+    // Every block with every block (NoCutoff), but at most 2^22 tiles (512 MB of atom slots): the blocks beyond the
+    // list are computed by the overflow kernel, with the same pairs.
+    return min<long long>((long long) data.numBlocks * data.numBlocks, 1LL << 22);
+}
+
 void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int capacity) {
     capacity = max(capacity, 1);
-    if (tiles.isInitialized())
-        tiles.resize(capacity);
-    else
-        tiles.initialize<int2>(cu, capacity, "narumiTiles");
-    data.tiles = (int2*) tiles.getDevicePointer();
+    if (tileBlocks.isInitialized()) {
+        tileBlocks.resize(capacity);
+        tileAtoms.resize(32LL * capacity);
+    }
+    else {
+        tileBlocks.initialize<int>(cu, capacity, "narumiTileBlocks");
+        tileAtoms.initialize<int>(cu, 32LL * capacity, "narumiTileAtoms");
+    }
+    data.tileBlocks = (int*) tileBlocks.getDevicePointer();
+    data.tileAtoms = (int*) tileAtoms.getDevicePointer();
     data.tileCapacity = capacity;
 }
 
@@ -251,8 +262,8 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     statusPending = false;
     NarumiStatusWords words = *pinnedStatus;
     // Tiles that did not fit were computed by the overflow kernel; grow the list so that the next steps need not.
-    if (words.tilesNeeded > data.tileCapacity)
-        allocateTiles((int) min<long long>(words.tilesNeeded + words.tilesNeeded / 4 + 64, (long long) data.numBlocks * data.numBlocks));
+    if (words.tilesNeeded > data.tileCapacity && data.tileCapacity < maxTiles())
+        allocateTiles((int) min<long long>(words.tilesNeeded + words.tilesNeeded / 4 + 64, maxTiles()));
     tileListSized = true;
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),
@@ -288,7 +299,7 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
     CUstream stream = cu.getCurrentStream();
     try {
-        // The Morton order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
+        // The sort order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
         bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL);
         if (resort)
             evaluationsSinceSort = 0;

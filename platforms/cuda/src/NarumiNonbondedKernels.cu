@@ -1,20 +1,22 @@
 /**
  * The kernels of NarumiNonbondedForce on the CUDA platform, in the order one evaluation launches them:
  *
- *   computeSortKeys   Morton key of every atom's cell (periodic: wrapped fractional coordinates); only every
- *   (CUB radix sort)  few evaluations: atoms -> slots along the Morton curve; 32 consecutive slots are a block
- *   gatherSlots       float positions (wrapped), charges and LJ parameters in slot order (every evaluation)
+ *   computeSortKeys   Hilbert key of every atom's cell (periodic: wrapped fractional coordinates); only every
+ *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
+ *   gatherSlots       float positions, charges and LJ parameters in slot order (every evaluation)
  *   computeBlockBounds  bounding box of every block
- *   countTiles, (CUB scan), writeTiles   the list of block pairs (I, J >= I) within the cutoff, grouped by I
+ *   findNeighborTiles<false>, (CUB scan), findNeighborTiles<true>   per block I, the atoms that can be within the
+ *                     cutoff of I's bounding box, packed 32 to a tile
  *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
- *   computeOverflowTiles  tiles that did not fit into the list (none once the host has grown it)
+ *   computeOverflowTiles  blocks whose tiles did not fit into the list (none once the host has grown it)
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
  *                     then add the exception's own interaction
  *   finish            merge float/double sums (methods A, B), add the energy to OpenMM's energy buffer
  *
- * Each thread keeps one atom i's force in registers for a whole run of tiles (I, J).  A diagonal tile (I, I) is
- * computed from both sides, like the paper's j-parallel kernel; any other tile with Newton's third law, the j
- * atoms' sums passed round the warp by shuffles and added to the global sums once per tile.
+ * Every pair is computed twice, once from each side (no Newton's third law), like the paper's j-parallel kernel:
+ * each thread keeps one atom's force in registers for a whole run of tiles, with no atomics in the pair loop.  (A
+ * Newton's-third-law variant that passed the j sums round the warp by shuffles was slower on the H100: the Narumi
+ * pair of every j component had to travel with it.)
  */
 
 #include "NarumiNonbondedLaunch.h"
@@ -173,6 +175,37 @@ __device__ inline unsigned int cellCoordinate(float fraction) {
     return (unsigned int) min(1023, max(0, (int) (fraction * 1024.0f)));
 }
 
+/**
+ * Position of cell (x, y, z) of a 1024^3 grid along a 3-d Hilbert curve (Skilling's transpose algorithm, AIP Conf.
+ * Proc. 707, 381 (2004)).  Unlike the Morton curve it never jumps, so 32 consecutive atoms make compact blocks:
+ * on the DHFR box their bounding boxes are 2.5x smaller and the blocks within the cutoff of a block 1.4x fewer.
+ */
+__device__ inline unsigned int hilbertKey(unsigned int x, unsigned int y, unsigned int z) {
+    unsigned int axes[3] = {x, y, z};
+    for (unsigned int q = 1u << 9; q > 1; q >>= 1) {
+        unsigned int p = q - 1;
+        for (int i = 0; i < 3; i++) {
+            if (axes[i] & q) {
+                axes[0] ^= p;
+            }
+            else {
+                unsigned int t = (axes[0] ^ axes[i]) & p;
+                axes[0] ^= t;
+                axes[i] ^= t;
+            }
+        }
+    }
+    axes[1] ^= axes[0];
+    axes[2] ^= axes[1];
+    unsigned int flip = 0;
+    for (unsigned int q = 1u << 9; q > 1; q >>= 1)
+        if (axes[2] & q)
+            flip ^= q - 1;
+    for (int i = 0; i < 3; i++)
+        axes[i] ^= flip;
+    return (spreadBits(axes[0]) << 2) | (spreadBits(axes[1]) << 1) | spreadBits(axes[2]);
+}
+
 template <class PosT>
 __global__ void computeSortKeys(NarumiNonbondedData d) {
     const PosT* posq = (const PosT*) d.posq;
@@ -190,11 +223,11 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
         }
         else {
             // 1024 cells per axis, repeating: far-apart atoms may share a key, which costs speed, never correctness.
-            cx = (unsigned int) (int) floorf((float) r.x / d.mortonCellSize);
-            cy = (unsigned int) (int) floorf((float) r.y / d.mortonCellSize);
-            cz = (unsigned int) (int) floorf((float) r.z / d.mortonCellSize);
+            cx = (unsigned int) (int) floorf((float) r.x / d.sortCellSize);
+            cy = (unsigned int) (int) floorf((float) r.y / d.sortCellSize);
+            cz = (unsigned int) (int) floorf((float) r.z / d.sortCellSize);
         }
-        d.sortKeys[atom] = spreadBits(cx) | (spreadBits(cy) << 1) | (spreadBits(cz) << 2);
+        d.sortKeys[atom] = hilbertKey(cx & 1023, cy & 1023, cz & 1023);
         d.sortValues[atom] = atom;
     }
 }
@@ -249,21 +282,20 @@ __global__ void computeBlockBounds(NarumiNonbondedData d) {
 }
 
 /**
- * Whether any pair of atoms of blocks I and J can be within the cutoff.  Rectangular boxes: the per-axis gap
- * between the bounding boxes at the centres' minimum image is a lower bound on every pair's distance in any
- * image.  Triclinic boxes: bounding spheres, with the centres' displacement v0 reduced as the pair kernel reduces
- * it and then minimised over the 27 images v0 + i a + j b + k c, |i|,|j|,|k| <= 1.  Those contain every image
- * shorter than D = cutoff + R_I + R_J whenever D < min(a_x / 2, b_y, 1.5 c_z) (reduced form: |v0| components are
- * at most half the diagonal, |b_x|, |c_x| <= a_x / 2, |c_y| <= b_y / 2); larger blocks are taken as interacting.
+ * Whether any point of box A (centre, half extents, bounding-sphere radius in w) can be within the cutoff of any
+ * point of box B.  Rectangular boxes: the per-axis gap between the boxes at the centres' minimum image is a lower
+ * bound on every pair's distance in any image.  Triclinic boxes: bounding spheres, with the centres' displacement v0
+ * reduced as the pair kernel reduces it and then minimised over the 27 images v0 + i a + j b + k c, |i|,|j|,|k| <= 1.
+ * Those contain every image shorter than D = cutoff + R_A + R_B whenever D < min(a_x / 2, b_y, 1.5 c_z) (reduced
+ * form: |v0| components are at most half the diagonal, |b_x|, |c_x| <= a_x / 2, |c_y| <= b_y / 2); larger boxes
+ * are taken as interacting.
  */
-__device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blockJ) {
+__device__ bool boundsWithinCutoff(const NarumiNonbondedData& d, float4 centerA, float4 halfA, float4 centerB, float4 halfB) {
     if (!(d.tileCutoff2 < INFINITY))
         return true;
-    float4 ci = d.blockCenters[blockI], cj = d.blockCenters[blockJ];
-    float4 hi = d.blockHalfExtents[blockI], hj = d.blockHalfExtents[blockJ];
-    float3 delta = make_float3(cj.x - ci.x, cj.y - ci.y, cj.z - ci.z);
+    float3 delta = make_float3(centerB.x - centerA.x, centerB.y - centerA.y, centerB.z - centerA.z);
     if (d.box.periodic && d.box.triclinic) {
-        float reach = sqrtf(d.tileCutoff2) + hi.w + hj.w;
+        float reach = sqrtf(d.tileCutoff2) + halfA.w + halfB.w;
         float limit = 0.999f * fminf(0.5f * d.box.size.x, fminf(d.box.size.y, 1.5f * d.box.size.z));
         if (!(reach < limit))
             return true;
@@ -277,45 +309,68 @@ __device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blo
                     float z = delta.z + c * d.box.vecZ.z;
                     shortest2 = fminf(shortest2, x * x + y * y + z * z);
                 }
-        float gap = fmaxf(0.0f, sqrtf(shortest2) - hi.w - hj.w);
+        float gap = fmaxf(0.0f, sqrtf(shortest2) - halfA.w - halfB.w);
         return gap * gap < d.tileCutoff2;
     }
     if (d.box.periodic)
         delta = narumiMinimumImage(delta, d.box);
-    float gx = fmaxf(0.0f, fabsf(delta.x) - hi.x - hj.x);
-    float gy = fmaxf(0.0f, fabsf(delta.y) - hi.y - hj.y);
-    float gz = fmaxf(0.0f, fabsf(delta.z) - hi.z - hj.z);
+    float gx = fmaxf(0.0f, fabsf(delta.x) - halfA.x - halfB.x);
+    float gy = fmaxf(0.0f, fabsf(delta.y) - halfA.y - halfB.y);
+    float gz = fmaxf(0.0f, fabsf(delta.z) - halfA.z - halfB.z);
     return gx * gx + gy * gy + gz * gz < d.tileCutoff2;
 }
 
-/** One warp per block I: how many blocks J >= I it forms tiles with (Newton's third law covers J < I). */
-__global__ void countTiles(NarumiNonbondedData d) {
-    int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-    if (blockI >= d.numBlocks)
-        return;
-    int count = 0;
-    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
-        int blockJ = first + lane;
-        count += __popc(__ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ)));
-    }
-    if (lane == 0)
-        d.tileCounts[blockI] = count;
+__device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blockJ) {
+    return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], d.blockCenters[blockJ], d.blockHalfExtents[blockJ]);
 }
 
-/** The same walk as countTiles, writing the tiles of block I, in increasing J >= I, from tileOffsets[I] on. */
-__global__ void writeTiles(NarumiNonbondedData d) {
+/** Whether the atom in slot can be within the cutoff of any atom of block I: a point against I's bounding box. */
+__device__ bool atomNearBlock(const NarumiNonbondedData& d, int slot, int blockI) {
+    float4 position = d.slotPositions[slot];
+    return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], make_float4(position.x, position.y, position.z, 0.0f),
+                              make_float4(0.0f, 0.0f, 0.0f, 0.0f));
+}
+
+/**
+ * One warp per block I: every atom that can be within the cutoff of I's bounding box, found block by block (blocks
+ * J whose boxes come within the cutoff, then J's atoms one per lane), packed 32 to a tile.  Filtering atoms rather
+ * than taking whole blocks cuts the pairs a tile kernel tests by about 2.7x on water.  With write = false it counts
+ * block I's tiles; with write = true it repeats the same walk and writes the atoms' slots from tileOffsets[I] on
+ * (the last tile padded with -1) and I as every tile's block, never past tileCapacity.
+ */
+template <bool write>
+__global__ void findNeighborTiles(NarumiNonbondedData d) {
     int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (blockI >= d.numBlocks)
         return;
-    int position = d.tileOffsets[blockI];
-    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
-        int blockJ = first + lane;
-        bool interacting = blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
-        unsigned int mask = __ballot_sync(FULL_MASK, interacting);
-        int mine = position + __popc(mask & ((1u << lane) - 1));
-        if (interacting && mine < d.tileCapacity)
-            d.tiles[mine] = make_int2(blockI, blockJ);
-        position += __popc(mask);
+    unsigned int lowerLanes = (1u << lane) - 1;
+    long long firstEntry = write ? 32LL * d.tileOffsets[blockI] : 0, capacityEntries = 32LL * d.tileCapacity;
+    int found = 0;
+    for (int first = 0; first < d.numBlocks; first += 32) {
+        unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+        while (candidates != 0) {
+            int blockJ = first + __ffs(candidates) - 1;
+            candidates &= candidates - 1;
+            int slot = blockJ * 32 + lane;
+            bool near = slot < d.numAtoms && atomNearBlock(d, slot, blockI);
+            unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+            long long entry = firstEntry + found + __popc(nearMask & lowerLanes);
+            if (write && near && entry < capacityEntries)
+                d.tileAtoms[entry] = slot;
+            found += __popc(nearMask);
+        }
+    }
+    int tiles = (found + 31) / 32;
+    if (write) {
+        for (int k = found + lane; k < 32 * tiles; k += 32)
+            if (firstEntry + k < capacityEntries)
+                d.tileAtoms[firstEntry + k] = -1;
+        for (int t = lane; t < tiles; t += 32)
+            if (d.tileOffsets[blockI] + t < d.tileCapacity)
+                d.tileBlocks[d.tileOffsets[blockI] + t] = blockI;
+    }
+    else if (lane == 0) {
+        d.tileCounts[blockI] = tiles;
     }
 }
 
@@ -348,25 +403,26 @@ struct AtomSums {
 };
 
 /**
- * Diagonal tile (I, I) for one warp: every lane's atom i against the 32 atoms of its own block, staged in shared
- * memory, both orders of each pair (i's side only).  No exclusion test: every pair inside the cutoff counts.  The
- * pair energy goes to the lower slot only.
+ * One tile for one warp: every lane's atom i of block I against 32 other atoms (otherSlot of each lane; -1: none),
+ * staged in shared memory; i's side only (each pair is met again from the other atom's tile).  No exclusion test:
+ * every pair inside the cutoff counts.  The pair energy goes to the lower slot only.
  */
 template <class Accumulator, bool computeEnergy>
-__device__ void accumulateDiagonalTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
-                               float4* stagedPositions, float2* stagedLennardJones) {
+__device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, AtomSums<Accumulator>& atom, Accumulator& energy,
+                               float4* stagedPositions, float2* stagedLennardJones, int* stagedSlots) {
     int lane = threadIdx.x % 32;
     __syncwarp();
-    stagedPositions[lane] = d.slotPositions[blockJ * 32 + lane];
-    stagedLennardJones[lane] = d.slotLennardJones[blockJ * 32 + lane];
+    stagedPositions[lane] = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    stagedLennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
+    stagedSlots[lane] = otherSlot;
     __syncwarp();
     bool valid = atom.slot < d.numAtoms;
     for (int k = 0; k < 32; k++) {
-        int otherSlot = blockJ * 32 + k;
+        int slot = stagedSlots[k];
         float4 other = stagedPositions[k];
         float3 delta = narumiDisplacement(atom.position, other, d.box);
         float r2 = narumiSquaredLength(delta);
-        if (valid && r2 < d.pair.cutoff2 && otherSlot != atom.slot && otherSlot < d.numAtoms) {
+        if (valid && r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0) {
             float2 otherLennardJones = stagedLennardJones[k];
             float kq = __fmul_rn(atom.position.w, other.w);
             float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
@@ -376,7 +432,7 @@ __device__ void accumulateDiagonalTile(const NarumiNonbondedData& d, int blockJ,
             atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
             atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
             atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
-            if (computeEnergy && atom.slot < otherSlot)
+            if (computeEnergy && atom.slot < slot)
                 energy.add(pairEnergy);
         }
     }
@@ -388,90 +444,9 @@ __device__ void accumulateDiagonalTile(const NarumiNonbondedData& d, int blockJ,
         energy.carry();
 }
 
-/** The j side of a Newton tile: one atom of block J per lane, its position and sums travelling round the warp. */
-template <class Accumulator>
-struct PartnerSums {
-    float4 position;
-    float2 lennardJones;
-    Accumulator fx, fy, fz;
-
-    __device__ void rotate(int sourceLane) {
-        position.x = __shfl_sync(FULL_MASK, position.x, sourceLane);
-        position.y = __shfl_sync(FULL_MASK, position.y, sourceLane);
-        position.z = __shfl_sync(FULL_MASK, position.z, sourceLane);
-        position.w = __shfl_sync(FULL_MASK, position.w, sourceLane);
-        lennardJones.x = __shfl_sync(FULL_MASK, lennardJones.x, sourceLane);
-        lennardJones.y = __shfl_sync(FULL_MASK, lennardJones.y, sourceLane);
-        fx.rotate(sourceLane);
-        fy.rotate(sourceLane);
-        fz.rotate(sourceLane);
-    }
-};
-
-/**
- * Off-diagonal tile (I, J), I < J, for one warp, with Newton's third law: at step k lane l pairs its atom i with
- * atom (l + k) mod 32 of block J and adds +F to i and -F to j (exactly minus, so every atom still receives term(F)
- * of each of its pairs, as the exclusion kernel assumes).  Then the j data move one lane down; after 32 steps they
- * are home and the j sums go to the global sums.  Each pair is computed once; its energy counted once.
- */
-template <class Accumulator, bool computeEnergy>
-__device__ void accumulateNewtonTile(const NarumiNonbondedData& d, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy) {
-    int lane = threadIdx.x % 32, nextLane = (lane + 1) % 32;
-    int jSlot = blockJ * 32 + lane;
-    PartnerSums<Accumulator> partner;
-    partner.position = d.slotPositions[jSlot];
-    partner.lennardJones = d.slotLennardJones[jSlot];
-    partner.fx.zero();
-    partner.fy.zero();
-    partner.fz.zero();
-    bool valid = atom.slot < d.numAtoms;
-    int numValidPartners = d.numAtoms - blockJ * 32;  // atoms of block J are those with (l + k) mod 32 below this
-    for (int k = 0; k < 32; k++) {
-        float3 delta = narumiDisplacement(atom.position, partner.position, d.box);
-        float r2 = narumiSquaredLength(delta);
-        if (valid && r2 < d.pair.cutoff2 && ((lane + k) % 32) < numValidPartners) {
-            float kq = __fmul_rn(atom.position.w, partner.position.w);
-            float sigma = __fadd_rn(atom.lennardJones.x, partner.lennardJones.x);
-            float eps4 = __fmul_rn(atom.lennardJones.y, partner.lennardJones.y);
-            float dEdrOverR;
-            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-            float fx = __fmul_rn(dEdrOverR, delta.x), fy = __fmul_rn(dEdrOverR, delta.y), fz = __fmul_rn(dEdrOverR, delta.z);
-            atom.fx.add(fx);
-            atom.fy.add(fy);
-            atom.fz.add(fz);
-            partner.fx.add(-fx);
-            partner.fy.add(-fy);
-            partner.fz.add(-fz);
-            if (computeEnergy)
-                energy.add(pairEnergy);
-        }
-        partner.rotate(nextLane);
-    }
-    // At most 32 additions to every sum in this tile, within NARUMI_CARRY_INTERVAL.
-    atom.fx.carry();
-    atom.fy.carry();
-    atom.fz.carry();
-    if (computeEnergy)
-        energy.carry();
-    partner.fx.carry();
-    partner.fy.carry();
-    partner.fz.carry();
-    if (jSlot < d.numAtoms) {
-        int posqIndex = d.slotPosqIndex[jSlot];
-        partner.fx.flushForce(d.sums, posqIndex, 0);
-        partner.fy.flushForce(d.sums, posqIndex, 1);
-        partner.fz.flushForce(d.sums, posqIndex, 2);
-    }
-}
-
-/** Tile (I, J), J >= I: the diagonal tile both ways round, any other with Newton's third law. */
-template <class Accumulator, bool computeEnergy>
-__device__ void accumulateTile(const NarumiNonbondedData& d, int blockI, int blockJ, AtomSums<Accumulator>& atom, Accumulator& energy,
-                               float4* stagedPositions, float2* stagedLennardJones) {
-    if (blockJ == blockI)
-        accumulateDiagonalTile<Accumulator, computeEnergy>(d, blockJ, atom, energy, stagedPositions, stagedLennardJones);
-    else
-        accumulateNewtonTile<Accumulator, computeEnergy>(d, blockJ, atom, energy);
+/** Whether all of block I's tiles are in the list (else the overflow kernel computes the whole block). */
+__device__ inline bool blockTilesListed(const NarumiNonbondedData& d, int blockI) {
+    return d.tileOffsets[blockI] + d.tileCounts[blockI] <= d.tileCapacity;
 }
 
 /** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
@@ -479,6 +454,7 @@ template <class Accumulator, bool computeEnergy>
 __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
     __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
     __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
+    __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     int numTiles = min(d.tileOffsets[d.numBlocks], d.tileCapacity);
@@ -491,42 +467,46 @@ __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
     energy.zero();
     int currentBlock = -1;
     for (int t = begin; t < end; t++) {
-        int2 tile = d.tiles[t];
-        if (tile.x != currentBlock) {
+        int blockI = d.tileBlocks[t];
+        if (!blockTilesListed(d, blockI))
+            continue;
+        if (blockI != currentBlock) {
             if (currentBlock >= 0)
                 atom.flush(d);
-            currentBlock = tile.x;
-            atom.load(d, currentBlock * 32 + lane);
+            currentBlock = blockI;
+            atom.load(d, blockI * 32 + lane);
         }
-        accumulateTile<Accumulator, computeEnergy>(d, tile.x, tile.y, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+        accumulateTile<Accumulator, computeEnergy>(d, d.tileAtoms[32LL * t + lane], atom, energy, stagedPositions[warpInBlock],
+                                                   stagedLennardJones[warpInBlock], stagedSlots[warpInBlock]);
     }
-    atom.flush(d);
+    if (currentBlock >= 0)
+        atom.flush(d);
     if (computeEnergy)
         energy.flushEnergy(d.sums);
 }
 
-/** Tiles that did not fit into the list: one warp per block I recomputes its walk and takes the tiles past the end. */
+/** Blocks whose tiles did not all fit into the list: one warp per block I, against whole blocks J near it. */
 template <class Accumulator, bool computeEnergy>
 __global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedData d) {
     __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
     __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
+    __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
-    if (blockI >= d.numBlocks || d.tileOffsets[blockI] + d.tileCounts[blockI] <= d.tileCapacity)
+    if (blockI >= d.numBlocks || blockTilesListed(d, blockI))
         return;
     AtomSums<Accumulator> atom;
     atom.load(d, blockI * 32 + lane);
     Accumulator energy;
     energy.zero();
-    int position = d.tileOffsets[blockI];
-    for (int first = blockI & ~31; first < d.numBlocks; first += 32) {
-        int blockJ = first + lane;
-        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
+    for (int first = 0; first < d.numBlocks; first += 32) {
+        unsigned int mask = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
         while (mask != 0) {
-            int tileJ = first + __ffs(mask) - 1;
+            int blockJ = first + __ffs(mask) - 1;
             mask &= mask - 1;
-            if (position++ >= d.tileCapacity)
-                accumulateTile<Accumulator, computeEnergy>(d, blockI, tileJ, atom, energy, stagedPositions[warpInBlock], stagedLennardJones[warpInBlock]);
+            int slot = blockJ * 32 + lane;
+            accumulateTile<Accumulator, computeEnergy>(d, slot < d.numAtoms ? slot : -1, atom, energy, stagedPositions[warpInBlock],
+                                                       stagedLennardJones[warpInBlock], stagedSlots[warpInBlock]);
         }
     }
     atom.flush(d);
@@ -673,12 +653,12 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
     markStage(timer, "gatherSlots", stream);
     computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
     markStage(timer, "computeBlockBounds", stream);
-    countTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    findNeighborTiles<false><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
     markStage(timer, "countTiles", stream);
     bytes = d.cubStorageBytes;
     check(cub::DeviceScan::ExclusiveSum(d.cubStorage, bytes, d.tileCounts, d.tileOffsets, d.numBlocks + 1, stream), "scanning tile counts");
     markStage(timer, "scanTileCounts", stream);
-    writeTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    findNeighborTiles<true><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
     markStage(timer, "writeTiles", stream);
     switch (method) {
     case NarumiAccumulation::Narumi:
