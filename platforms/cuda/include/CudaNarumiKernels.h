@@ -29,8 +29,8 @@ private:
     class ForceInfo;
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
-    void allocateTiles(int capacity);
-    long long maxTiles() const;
+    void allocateTiles(int tilesPerBlock);
+    int maxTilesPerBlock() const;
     /**
      * Act on the status words of the last evaluation: grow the tile list and report range errors.  With wait (an
      * energy evaluation, or the first one) it blocks and marks an out-of-range evaluation in lastEvaluationOutOfRange;
@@ -47,7 +47,7 @@ private:
     NarumiNonbondedData data = {};
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
-    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, tileBlocks, tileAtoms, cubStorage;
+    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;

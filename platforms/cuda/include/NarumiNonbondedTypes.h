@@ -58,7 +58,7 @@ struct NarumiGlobalSums {
 /** The few device words the host reads back (asynchronously): error flags and the size of the tile list. */
 struct NarumiStatusWords {
     int errorFlags;
-    int tilesNeeded;
+    int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
 };
 
 /**
@@ -72,7 +72,7 @@ struct NarumiNonbondedData {
     int numSlots;               // numAtoms rounded up to a multiple of 32
     int numBlocks;              // numSlots / 32
     int numExceptions;
-    int tileCapacity;           // tiles the list holds; blocks with tiles beyond it go to the overflow kernel
+    int tilesPerBlockCapacity;  // tiles a block's segment of the list holds; a block with more goes to the overflow kernel
     int tileKernelBlocks;       // grid of the tile kernel (a full wave of the GPU)
     // OpenMM's arrays.
     const void* posq;           // float4 or double4, per the template parameter of the kernels
@@ -93,10 +93,10 @@ struct NarumiNonbondedData {
     // Tiles.
     float4* blockCenters;
     float4* blockHalfExtents;   // w: radius of the bounding sphere
-    int* tileCounts;            // per block I, numBlocks + 1 entries (the last stays 0)
-    int* tileOffsets;           // exclusive scan of tileCounts; tileOffsets[numBlocks] = tiles needed
-    int* tileBlocks;            // per tile, its block I (tiles grouped by I)
-    int* tileAtoms;             // per tile, 32 slots of atoms near block I (-1 pads a block's last tile)
+    int* tileCounts;            // per block I, its listed tiles (0 when it overflows); numBlocks + 1 entries, the last 0
+    int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
+    int* blockOverflows;        // per block I: 1 when its tiles did not fit into its segment
+    int* tileAtoms;             // per block, tilesPerBlockCapacity tiles of 32 slots of atoms near it (-1 pads)
     void* cubStorage;
     size_t cubStorageBytes;
     // Results.

@@ -146,12 +146,13 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     blockHalfExtents.initialize<float4>(cu, data.numBlocks, "narumiBlockHalfExtents");
     initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
+    blockOverflows.initialize<int>(cu, data.numBlocks, "narumiBlockOverflows");
     data.cubStorageBytes = narumiCubStorageBytes(numAtoms, data.numBlocks);
     cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
     // A first guess (water at a 1 nm cutoff needs about 50 tiles per block); the first evaluation measures what is
-    // needed (blocks past the end are never lost, see computeOverflowTiles) and the list then grows whenever an
-    // evaluation reports more.
-    allocateTiles((int) min<long long>(64LL * data.numBlocks, maxTiles()));
+    // needed (blocks that do not fit are never lost, see computeOverflowTiles) and the segments then grow whenever
+    // an evaluation reports more.
+    allocateTiles(64);
 
     int paddedNumAtoms = cu.getPaddedNumAtoms();
     if (method == NarumiAccumulation::SingleFloat)
@@ -174,6 +175,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.blockHalfExtents = (float4*) blockHalfExtents.getDevicePointer();
     data.tileCounts = (int*) tileCounts.getDevicePointer();
     data.tileOffsets = (int*) tileOffsets.getDevicePointer();
+    data.blockOverflows = (int*) blockOverflows.getDevicePointer();
     data.cubStorage = (void*) cubStorage.getDevicePointer();
     data.atomParameters = (const float4*) atomParameters.getDevicePointer();
     data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();
@@ -221,25 +223,21 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
 }
 
-long long CudaCalcNarumiNonbondedForceKernel::maxTiles() const {
-    // Every block with every block (NoCutoff), but at most 2^22 tiles (512 MB of atom slots): the blocks beyond the
-    // list are computed by the overflow kernel, with the same pairs.
-    return min<long long>((long long) data.numBlocks * data.numBlocks, 1LL << 22);
+int CudaCalcNarumiNonbondedForceKernel::maxTilesPerBlock() const {
+    // Every block with every block (NoCutoff), but at most 2^22 tiles in all (512 MB of atom slots): blocks beyond
+    // that are computed by the overflow kernel, with the same pairs.
+    return (int) max<long long>(1, min<long long>(data.numBlocks, (1LL << 22) / data.numBlocks));
 }
 
-void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int capacity) {
-    capacity = max(capacity, 1);
-    if (tileBlocks.isInitialized()) {
-        tileBlocks.resize(capacity);
-        tileAtoms.resize(32LL * capacity);
-    }
-    else {
-        tileBlocks.initialize<int>(cu, capacity, "narumiTileBlocks");
-        tileAtoms.initialize<int>(cu, 32LL * capacity, "narumiTileAtoms");
-    }
-    data.tileBlocks = (int*) tileBlocks.getDevicePointer();
+void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int tilesPerBlock) {
+    tilesPerBlock = max(1, min(tilesPerBlock, maxTilesPerBlock()));
+    long long entries = 32LL * tilesPerBlock * data.numBlocks;
+    if (tileAtoms.isInitialized())
+        tileAtoms.resize(entries);
+    else
+        tileAtoms.initialize<int>(cu, entries, "narumiTileAtoms");
     data.tileAtoms = (int*) tileAtoms.getDevicePointer();
-    data.tileCapacity = capacity;
+    data.tilesPerBlockCapacity = tilesPerBlock;
 }
 
 void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
@@ -261,9 +259,9 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
         return;
     statusPending = false;
     NarumiStatusWords words = *pinnedStatus;
-    // Tiles that did not fit were computed by the overflow kernel; grow the list so that the next steps need not.
-    if (words.tilesNeeded > data.tileCapacity && data.tileCapacity < maxTiles())
-        allocateTiles((int) min<long long>(words.tilesNeeded + words.tilesNeeded / 4 + 64, maxTiles()));
+    // Blocks whose tiles did not fit were computed by the overflow kernel; grow the segments so that the next steps need not.
+    if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock())
+        allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
     tileListSized = true;
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),

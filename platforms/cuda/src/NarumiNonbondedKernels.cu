@@ -5,8 +5,8 @@
  *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
  *   gatherSlots       float positions, charges and LJ parameters in slot order (every evaluation)
  *   computeBlockBounds  bounding box of every block
- *   findNeighborTiles<false>, (CUB scan), findNeighborTiles<true>   per block I, the atoms that can be within the
- *                     cutoff of I's bounding box, packed 32 to a tile
+ *   findNeighborTiles, (CUB scan)   per block I, the atoms that can be within the cutoff of I's bounding box,
+ *                     packed 32 to a tile in I's segment of the list; the scan numbers the tiles
  *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
  *   computeOverflowTiles  blocks whose tiles did not fit into the list (none once the host has grown it)
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
@@ -333,18 +333,18 @@ __device__ bool atomNearBlock(const NarumiNonbondedData& d, int slot, int blockI
 
 /**
  * One warp per block I: every atom that can be within the cutoff of I's bounding box, found block by block (blocks
- * J whose boxes come within the cutoff, then J's atoms one per lane), packed 32 to a tile.  Filtering atoms rather
- * than taking whole blocks cuts the pairs a tile kernel tests by about 2.7x on water.  With write = false it counts
- * block I's tiles; with write = true it repeats the same walk and writes the atoms' slots from tileOffsets[I] on
- * (the last tile padded with -1) and I as every tile's block, never past tileCapacity.
+ * J whose boxes come within the cutoff, then J's atoms one per lane), packed 32 to a tile into block I's segment of
+ * tileAtoms (the last tile padded with -1).  Filtering atoms rather than taking whole blocks cuts the pairs a tile
+ * kernel tests by about 2.7x on water.  A block with more tiles than a segment holds is flagged for the overflow
+ * kernel and lists none; the largest count goes to the host, which then grows the segments.
  */
-template <bool write>
 __global__ void findNeighborTiles(NarumiNonbondedData d) {
     int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (blockI >= d.numBlocks)
         return;
     unsigned int lowerLanes = (1u << lane) - 1;
-    long long firstEntry = write ? 32LL * d.tileOffsets[blockI] : 0, capacityEntries = 32LL * d.tileCapacity;
+    long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
+    int* segment = d.tileAtoms + blockI * capacityEntries;
     int found = 0;
     for (int first = 0; first < d.numBlocks; first += 32) {
         unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
@@ -354,23 +354,21 @@ __global__ void findNeighborTiles(NarumiNonbondedData d) {
             int slot = blockJ * 32 + lane;
             bool near = slot < d.numAtoms && atomNearBlock(d, slot, blockI);
             unsigned int nearMask = __ballot_sync(FULL_MASK, near);
-            long long entry = firstEntry + found + __popc(nearMask & lowerLanes);
-            if (write && near && entry < capacityEntries)
-                d.tileAtoms[entry] = slot;
+            int entry = found + __popc(nearMask & lowerLanes);
+            if (near && entry < capacityEntries)
+                segment[entry] = slot;
             found += __popc(nearMask);
         }
     }
     int tiles = (found + 31) / 32;
-    if (write) {
-        for (int k = found + lane; k < 32 * tiles; k += 32)
-            if (firstEntry + k < capacityEntries)
-                d.tileAtoms[firstEntry + k] = -1;
-        for (int t = lane; t < tiles; t += 32)
-            if (d.tileOffsets[blockI] + t < d.tileCapacity)
-                d.tileBlocks[d.tileOffsets[blockI] + t] = blockI;
-    }
-    else if (lane == 0) {
-        d.tileCounts[blockI] = tiles;
+    bool listed = (tiles <= d.tilesPerBlockCapacity);
+    if (listed)
+        for (int entry = found + lane; entry < 32 * tiles; entry += 32)
+            segment[entry] = -1;
+    if (lane == 0) {
+        d.tileCounts[blockI] = listed ? tiles : 0;
+        d.blockOverflows[blockI] = !listed;
+        atomicMax(&d.status->tilesPerBlockNeeded, tiles);
     }
 }
 
@@ -416,25 +414,35 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, Atom
     stagedLennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
     stagedSlots[lane] = otherSlot;
     __syncwarp();
-    bool valid = atom.slot < d.numAtoms;
-    for (int k = 0; k < 32; k++) {
-        int slot = stagedSlots[k];
+    // First the cheap distance test of all 32 partners, then the pair terms of those inside the cutoff only: a lane
+    // has about 6 of 32 on water, so the warp runs the expensive part max-over-lanes times (~13), not 32 times.
+    unsigned int inside = 0;
+    if (atom.slot < d.numAtoms) {
+        for (int k = 0; k < 32; k++) {
+            int slot = stagedSlots[k];
+            float r2 = narumiSquaredLength(narumiDisplacement(atom.position, stagedPositions[k], d.box));
+            if (r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0)
+                inside |= 1u << k;
+        }
+    }
+    while (inside != 0) {
+        int k = __ffs(inside) - 1;
+        inside &= inside - 1;
         float4 other = stagedPositions[k];
+        float2 otherLennardJones = stagedLennardJones[k];
+        // The same float inputs and operations as the test above and as correctExceptions: the same bits.
         float3 delta = narumiDisplacement(atom.position, other, d.box);
         float r2 = narumiSquaredLength(delta);
-        if (valid && r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0) {
-            float2 otherLennardJones = stagedLennardJones[k];
-            float kq = __fmul_rn(atom.position.w, other.w);
-            float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
-            float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
-            float dEdrOverR;
-            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-            atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
-            atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
-            atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
-            if (computeEnergy && atom.slot < slot)
-                energy.add(pairEnergy);
-        }
+        float kq = __fmul_rn(atom.position.w, other.w);
+        float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
+        float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
+        float dEdrOverR;
+        float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+        atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
+        atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
+        atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
+        if (computeEnergy && atom.slot < stagedSlots[k])
+            energy.add(pairEnergy);
     }
     // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
     atom.fx.carry();
@@ -444,9 +452,17 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, Atom
         energy.carry();
 }
 
-/** Whether all of block I's tiles are in the list (else the overflow kernel computes the whole block). */
-__device__ inline bool blockTilesListed(const NarumiNonbondedData& d, int blockI) {
-    return d.tileOffsets[blockI] + d.tileCounts[blockI] <= d.tileCapacity;
+/** The block whose segment holds tile t of the list: the last I with tileOffsets[I] <= t (blocks may list none). */
+__device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
+    int low = 0, high = d.numBlocks;  // tileOffsets[low] <= t < tileOffsets[high]
+    while (high - low > 1) {
+        int middle = (low + high) / 2;
+        if (d.tileOffsets[middle] <= t)
+            low = middle;
+        else
+            high = middle;
+    }
+    return low;
 }
 
 /** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
@@ -457,7 +473,7 @@ __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
     __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
-    int numTiles = min(d.tileOffsets[d.numBlocks], d.tileCapacity);
+    int numTiles = d.tileOffsets[d.numBlocks];
     int perWarp = (numTiles + numWarps - 1) / numWarps;
     int begin = warp * perWarp, end = min(begin + perWarp, numTiles);
     if (begin >= end)
@@ -465,22 +481,20 @@ __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
-    int currentBlock = -1;
+    int blockI = blockOfTile(d, begin);
+    atom.load(d, blockI * 32 + lane);
     for (int t = begin; t < end; t++) {
-        int blockI = d.tileBlocks[t];
-        if (!blockTilesListed(d, blockI))
-            continue;
-        if (blockI != currentBlock) {
-            if (currentBlock >= 0)
-                atom.flush(d);
-            currentBlock = blockI;
+        if (t >= d.tileOffsets[blockI + 1]) {
+            atom.flush(d);
+            while (t >= d.tileOffsets[blockI + 1])
+                blockI++;
             atom.load(d, blockI * 32 + lane);
         }
-        accumulateTile<Accumulator, computeEnergy>(d, d.tileAtoms[32LL * t + lane], atom, energy, stagedPositions[warpInBlock],
+        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + (t - d.tileOffsets[blockI])) + lane;
+        accumulateTile<Accumulator, computeEnergy>(d, d.tileAtoms[entry], atom, energy, stagedPositions[warpInBlock],
                                                    stagedLennardJones[warpInBlock], stagedSlots[warpInBlock]);
     }
-    if (currentBlock >= 0)
-        atom.flush(d);
+    atom.flush(d);
     if (computeEnergy)
         energy.flushEnergy(d.sums);
 }
@@ -493,7 +507,7 @@ __global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedD
     __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
-    if (blockI >= d.numBlocks || blockTilesListed(d, blockI))
+    if (blockI >= d.numBlocks || !d.blockOverflows[blockI])
         return;
     AtomSums<Accumulator> atom;
     atom.load(d, blockI * 32 + lane);
@@ -621,7 +635,6 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     *d.sums.energyFixed = 0;
     *d.sums.energyFloat = 0.0f;
     *d.sums.energyDouble = 0.0;
-    d.status->tilesNeeded = d.tileOffsets[d.numBlocks];
 }
 
 // ---- launching --------------------------------------------------------------------------------------------------
@@ -653,13 +666,11 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
     markStage(timer, "gatherSlots", stream);
     computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
     markStage(timer, "computeBlockBounds", stream);
-    findNeighborTiles<false><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
-    markStage(timer, "countTiles", stream);
+    findNeighborTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    markStage(timer, "findNeighborTiles", stream);
     bytes = d.cubStorageBytes;
     check(cub::DeviceScan::ExclusiveSum(d.cubStorage, bytes, d.tileCounts, d.tileOffsets, d.numBlocks + 1, stream), "scanning tile counts");
     markStage(timer, "scanTileCounts", stream);
-    findNeighborTiles<true><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
-    markStage(timer, "writeTiles", stream);
     switch (method) {
     case NarumiAccumulation::Narumi:
         includeEnergy ? launchPairKernels<NarumiTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<NarumiTermAccumulator, PosT, false>(d, stream, timer);
