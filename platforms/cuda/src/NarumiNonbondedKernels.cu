@@ -380,12 +380,15 @@ struct AtomSums {
     int slot;
     float4 position;
     float2 lennardJones;
+    float4 blockCenter, blockHalfExtents;   // of the atom's block I
     Accumulator fx, fy, fz;
 
     __device__ void load(const NarumiNonbondedData& d, int newSlot) {
         slot = newSlot;
         position = d.slotPositions[slot];
         lennardJones = d.slotLennardJones[slot];
+        blockCenter = d.blockCenters[slot / 32];
+        blockHalfExtents = d.blockHalfExtents[slot / 32];
         fx.zero();
         fy.zero();
         fz.zero();
@@ -401,49 +404,67 @@ struct AtomSums {
 };
 
 /**
+ * The pairs of one tile from i's side: lane's atom i against the 32 staged atoms.  With minimumImage = false every
+ * displacement is taken as it is, which is bit for bit the minimum image whenever no component reaches half the
+ * box (the image shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every pair inside the
+ * cutoff counts.  The pair energy goes to the lower slot only.
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage>
+__device__ void accumulateStagedPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                      const float4* stagedPositions, const float2* stagedLennardJones, const int* stagedSlots) {
+    bool valid = atom.slot < d.numAtoms;
+    for (int k = 0; k < 32; k++) {
+        int slot = stagedSlots[k];
+        float4 other = stagedPositions[k];
+        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (valid && r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0) {
+            float2 otherLennardJones = stagedLennardJones[k];
+            float kq = __fmul_rn(atom.position.w, other.w);
+            float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
+            float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
+            float dEdrOverR;
+            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+            atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
+            atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
+            atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
+            if (computeEnergy && atom.slot < slot)
+                energy.add(pairEnergy);
+        }
+    }
+}
+
+/**
  * One tile for one warp: every lane's atom i of block I against 32 other atoms (otherSlot of each lane; -1: none),
- * staged in shared memory; i's side only (each pair is met again from the other atom's tile).  No exclusion test:
- * every pair inside the cutoff counts.  The pair energy goes to the lower slot only.
+ * staged in shared memory; i's side only (each pair is met again from the other atom's tile).  In a periodic box
+ * the minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
+ * lengths of every point of I's bounding box: no displacement of the tile needs an image shift.
  */
 template <class Accumulator, bool computeEnergy>
 __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, AtomSums<Accumulator>& atom, Accumulator& energy,
                                float4* stagedPositions, float2* stagedLennardJones, int* stagedSlots) {
     int lane = threadIdx.x % 32;
+    float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     __syncwarp();
-    stagedPositions[lane] = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    stagedPositions[lane] = position;
     stagedLennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
     stagedSlots[lane] = otherSlot;
     __syncwarp();
-    // First the cheap distance test of all 32 partners, then the pair terms of those inside the cutoff only: a lane
-    // has about 6 of 32 on water, so the warp runs the expensive part max-over-lanes times (~13), not 32 times.
-    unsigned int inside = 0;
-    if (atom.slot < d.numAtoms) {
-        for (int k = 0; k < 32; k++) {
-            int slot = stagedSlots[k];
-            float r2 = narumiSquaredLength(narumiDisplacement(atom.position, stagedPositions[k], d.box));
-            if (r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0)
-                inside |= 1u << k;
-        }
+    bool needsImages = false;
+    if (d.box.periodic) {
+        const float4& c = atom.blockCenter;
+        const float4& h = atom.blockHalfExtents;
+        bool inside = otherSlot < 0 || (fabsf(position.x - c.x) + h.x < 0.49f * d.box.size.x &&
+                                        fabsf(position.y - c.y) + h.y < 0.49f * d.box.size.y &&
+                                        fabsf(position.z - c.z) + h.z < 0.49f * d.box.size.z);
+        needsImages = !__all_sync(FULL_MASK, inside);
     }
-    while (inside != 0) {
-        int k = __ffs(inside) - 1;
-        inside &= inside - 1;
-        float4 other = stagedPositions[k];
-        float2 otherLennardJones = stagedLennardJones[k];
-        // The same float inputs and operations as the test above and as correctExceptions: the same bits.
-        float3 delta = narumiDisplacement(atom.position, other, d.box);
-        float r2 = narumiSquaredLength(delta);
-        float kq = __fmul_rn(atom.position.w, other.w);
-        float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
-        float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
-        float dEdrOverR;
-        float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-        atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
-        atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
-        atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
-        if (computeEnergy && atom.slot < stagedSlots[k])
-            energy.add(pairEnergy);
-    }
+    if (needsImages)
+        accumulateStagedPairs<Accumulator, computeEnergy, true>(d, atom, energy, stagedPositions, stagedLennardJones, stagedSlots);
+    else
+        accumulateStagedPairs<Accumulator, computeEnergy, false>(d, atom, energy, stagedPositions, stagedLennardJones, stagedSlots);
     // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
     atom.fx.carry();
     atom.fy.carry();
