@@ -1,11 +1,16 @@
 """Speed of the RDF engine: atom pairs per second on water boxes from 10k to 4.7M atoms (all-pairs and cell-list
-paths), the CPU backend and mdtraj.compute_rdf on the same 100k-atom frame, and the overhead of sampling g(r) every
-100 steps in a ~100k-atom OpenMM simulation on the CUDA platform, side by side in one run: RDFReporter (OpenMM's
-reporter protocol: getState(positions), then the engine) and the in-context RDFSampler force (OpenMM's own position
-buffer, on its stream, no download).
+paths), the CPU backend, mdtraj.compute_rdf and MDAnalysis' InterRDF on the same 100k-atom frame, and the overhead
+of sampling g(r) every 100 steps in a ~100k-atom OpenMM simulation on the CUDA platform, side by side in one run:
+RDFReporter (OpenMM's reporter protocol: getState(positions), then the engine) and the in-context RDFSampler force
+(OpenMM's own position buffer, on its stream, no download).
 
     python3 benchmarks/rdf_speed.py [--sizes 10000,100000,1000000,4741632] [--markdown FILE] [--json FILE]
-                                    [--skip-mdtraj] [--skip-overhead] [--skip-gpu-table] [--overhead-only]
+                                    [--skip-mdtraj] [--skip-mdanalysis] [--skip-overhead] [--skip-gpu-table]
+                                    [--overhead-only] [--cpu-only] [--mdanalysis-runs 3]
+
+--cpu-only runs only the comparison's CPU rows (this project's CPU backend, mdtraj, MDAnalysis), on a machine with
+or without a GPU; without a CUDA device the GPU parts are skipped anyway.  mdtraj and MDAnalysis are optional
+imports: a missing one only drops its row.
 
 Water boxes: a TIP3P box from OpenMM's Modeller, replicated and cut to a cube of the requested size (whole
 molecules whose oxygen lies inside); the seams are not equilibrated, which does not change the work.  Rates count
@@ -16,6 +21,7 @@ histogram, synchronize), medians of repeated frames after a warm-up frame.
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -107,58 +113,128 @@ def gpu_rows(sizes, template, rows):
             print(f"  {n:>9} atoms O x H all-pairs: {cross / seconds / 1e9:9.1f} G pairs/s", flush=True)
 
 
-def comparison_rows(template, rows, skip_mdtraj):
-    """100k-atom water, O-O to 1.2 nm: GPU (auto and all-pairs), the CPU backend, mdtraj.compute_rdf."""
+def comparison_rows(template, rows, skip_mdtraj, skip_mdanalysis=False, use_cuda=True, mdanalysis_runs=3):
+    """100k-atom water, O-O to 1.2 nm: GPU (auto and all-pairs), the CPU backend, mdtraj.compute_rdf and
+    MDAnalysis' InterRDF on the same frame."""
     positions, elements, edge = water_box(100_000, template)
     n = len(positions)
     box = np.diag([edge] * 3)
     oxygens = np.flatnonzero(elements == "O")
     bins = 240
-    base = dict(part="compare", atoms=n, selection=f"O-O ({len(oxygens)} oxygens)", r_max_nm=R_MAX, bins=bins)
+    base = dict(part="compare", atoms=n, selection=f"O-O ({len(oxygens)} oxygens)", r_max_nm=R_MAX, bins=bins,
+                cpu_cores=os.cpu_count())
     results = {}
     for label, backend, algorithm in [("openmm-narumi CUDA (auto)", "cuda", "auto"),
                                       ("openmm-narumi CUDA all-pairs", "cuda", "all-pairs"),
                                       ("openmm-narumi CPU (all cores)", "cpu", "auto")]:
-        if backend == "cuda" and not cudaAvailable():
+        if backend == "cuda" and not use_cuda:
             continue
         engine = RDFEngine(n, oxygens, rMax=R_MAX, bins=bins, backend=backend, algorithm=algorithm)
         seconds, frames = time_frames(engine, positions, box, max_frames=10)
         engine.reset()
         engine.addFrame(positions, box)
-        results[label] = engine.rdf()
+        results[label] = (engine.rdf(), np.asarray(engine.pairCounts()), np.asarray(engine.binCenters()))
         rows.append(dict(base, tool=label, algorithm=engine.lastAlgorithm, seconds_per_frame=seconds, frames=frames))
         print(f"  {label:32} {seconds * 1e3:10.3f} ms/frame ({engine.lastAlgorithm})", flush=True)
+    reference = results.get("openmm-narumi CUDA (auto)", results.get("openmm-narumi CPU (all cores)"))
     if not skip_mdtraj:
-        try:
-            import mdtraj
-        except ImportError:
-            print("  mdtraj is not installed: no mdtraj row", flush=True)
-            return
-        topology = mdtraj.Topology()
-        chain = topology.add_chain()
-        for m in range(n // 3):
-            residue = topology.add_residue("HOH", chain)
-            for name, symbol in (("O", "O"), ("H1", "H"), ("H2", "H")):
-                topology.add_atom(name, mdtraj.element.get_by_symbol(symbol), residue)
-        trajectory = mdtraj.Trajectory(positions[None].astype(np.float32), topology,
-                                       unitcell_lengths=np.array([[edge] * 3]), unitcell_angles=np.array([[90.0] * 3]))
-        # The pair list mdtraj needs, built with NumPy (Topology.select_pairs iterates over itertools.combinations:
-        # tens of seconds for 5.5e8 pairs); its time is reported separately.
+        mdtraj_row(positions, edge, oxygens, bins, base, reference, rows)
+    if not skip_mdanalysis:
+        mdanalysis_row(positions, elements, edge, oxygens, bins, base, reference, rows, mdanalysis_runs)
+
+
+def mdtraj_row(positions, edge, oxygens, bins, base, reference, rows):
+    """mdtraj.compute_rdf over the explicit list of the N(N-1)/2 O-O pairs (one frame, timed once)."""
+    try:
+        import mdtraj
+    except ImportError:
+        print("  mdtraj is not installed: no mdtraj row", flush=True)
+        return
+    n = len(positions)
+    topology = mdtraj.Topology()
+    chain = topology.add_chain()
+    for m in range(n // 3):
+        residue = topology.add_residue("HOH", chain)
+        for name, symbol in (("O", "O"), ("H1", "H"), ("H2", "H")):
+            topology.add_atom(name, mdtraj.element.get_by_symbol(symbol), residue)
+    trajectory = mdtraj.Trajectory(positions[None].astype(np.float32), topology,
+                                   unitcell_lengths=np.array([[edge] * 3]), unitcell_angles=np.array([[90.0] * 3]))
+    # The pair list mdtraj needs, built with NumPy (Topology.select_pairs iterates over itertools.combinations:
+    # tens of seconds for 5.7e8 pairs); its time is reported separately.  Filled row by row in int32 (4.5 GB for
+    # 33712 oxygens): np.triu_indices would add 9 GB of int64 indices, and the whole run peaked at 22 GB with it.
+    t0 = time.perf_counter()
+    m = len(oxygens)
+    selected = oxygens.astype(np.int32)
+    pairs = np.empty((m * (m - 1) // 2, 2), dtype=np.int32)
+    start = 0
+    for i in range(m - 1):
+        pairs[start:start + m - 1 - i, 0] = selected[i]
+        pairs[start:start + m - 1 - i, 1] = selected[i + 1:]
+        start += m - 1 - i
+    pair_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    r, g = mdtraj.compute_rdf(trajectory, pairs, r_range=(0.0, R_MAX), n_bins=bins)
+    seconds = time.perf_counter() - t0
+    del pairs
+    difference = float(np.max(np.abs(g - reference[0])))
+    rows.append(dict(base, tool=f"mdtraj {mdtraj.__version__} compute_rdf", algorithm="all pairs (pair list)",
+                     seconds_per_frame=seconds, frames=1, runs=1, pair_list_seconds=pair_seconds,
+                     max_abs_g_difference=difference))
+    print(f"  mdtraj compute_rdf               {seconds * 1e3:10.3f} ms/frame (+{pair_seconds:.2f} s for "
+          f"the pair list); max |g - g_narumi| = {difference:.2e}", flush=True)
+
+
+def mdanalysis_row(positions, elements, edge, oxygens, bins, base, reference, rows, max_runs=3):
+    """MDAnalysis' InterRDF(O, O) on the same frame, held in memory (MemoryReader; MDAnalysis works in Angstrom).
+
+    exclusion_block=(1, 1) drops the i == j distances (0 A, which would land in the first bin) and makes InterRDF
+    normalise by N*N - N = N(N-1) ordered pairs: with g1 == g2, capped_distance returns every ordered pair (i, j)
+    and (j, i), so the pair set and the normalisation are this engine's for identical selections.  Timed:
+    InterRDF(...).run() for the one frame (construction included; the Universe is built beforehand), median of up
+    to max_runs runs."""
+    try:
+        import MDAnalysis
+        from MDAnalysis.analysis.rdf import InterRDF
+        from MDAnalysis.coordinates.memory import MemoryReader
+    except ImportError as error:
+        print(f"  MDAnalysis is not importable ({error}): no MDAnalysis row", flush=True)
+        return
+    n = len(positions)
+    t0 = time.perf_counter()
+    residues = n // 3  # whole waters, O H H
+    universe = MDAnalysis.Universe.empty(n, n_residues=residues, atom_resindex=np.repeat(np.arange(residues), 3),
+                                         trajectory=False)
+    universe.add_TopologyAttr("name", np.where(elements == "O", "O", "H"))
+    universe.add_TopologyAttr("resname", ["HOH"] * residues)
+    universe.load_new((positions * 10.0).astype(np.float32)[None], format=MemoryReader,
+                      dimensions=np.array([edge * 10.0] * 3 + [90.0] * 3, dtype=np.float32))
+    group = universe.select_atoms("name O")
+    setup_seconds = time.perf_counter() - t0
+    assert np.array_equal(group.indices, oxygens), "MDAnalysis selected other atoms than the engine"
+    times = []
+    while len(times) < max(1, max_runs):
         t0 = time.perf_counter()
-        first, second = np.triu_indices(len(oxygens), 1)
-        pairs = np.empty((len(first), 2), dtype=np.int32)
-        pairs[:, 0], pairs[:, 1] = oxygens[first], oxygens[second]
-        del first, second
-        pair_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        r, g = mdtraj.compute_rdf(trajectory, pairs, r_range=(0.0, R_MAX), n_bins=bins)
-        seconds = time.perf_counter() - t0
-        reference = results.get("openmm-narumi CUDA (auto)", results.get("openmm-narumi CPU (all cores)"))
-        rows.append(dict(base, tool=f"mdtraj {mdtraj.__version__} compute_rdf", algorithm="all pairs (pair list)",
-                         seconds_per_frame=seconds, frames=1, pair_list_seconds=pair_seconds,
-                         max_abs_g_difference=float(np.max(np.abs(g - reference)))))
-        print(f"  mdtraj compute_rdf               {seconds * 1e3:10.3f} ms/frame (+{pair_seconds:.2f} s for "
-              f"select_pairs); max |g - g_narumi| = {np.max(np.abs(g - reference)):.2e}", flush=True)
+        rdf = InterRDF(group, group, nbins=bins, range=(0.0, R_MAX * 10.0), norm="rdf", exclusion_block=(1, 1)).run()
+        times.append(time.perf_counter() - t0)
+        if times[-1] > 20.0:
+            break
+    seconds = statistics.median(times)
+    g = rdf.results.rdf
+    g_reference, counts_reference, centers_reference = reference
+    assert np.allclose(rdf.results.bins / 10.0, centers_reference, atol=1e-9), "bin centres differ"
+    difference = float(np.max(np.abs(g - g_reference)))
+    counts = rdf.results.count
+    count_difference = float(np.max(np.abs(counts - counts_reference)))
+    total_difference = float(counts.sum() - counts_reference.sum())
+    rows.append(dict(base, tool=f"MDAnalysis {MDAnalysis.__version__} InterRDF", algorithm="capped_distance (grid)",
+                     seconds_per_frame=seconds, frames=1, runs=len(times), all_runs=times,
+                     universe_setup_seconds=setup_seconds, max_abs_g_difference=difference,
+                     max_abs_count_difference=count_difference, total_count_difference=total_difference,
+                     total_count=float(counts.sum())))
+    print(f"  MDAnalysis InterRDF              {seconds * 1e3:10.3f} ms/frame (median of {len(times)} runs: "
+          f"{', '.join(f'{t:.3f}' for t in times)} s; Universe set-up {setup_seconds:.2f} s); "
+          f"max |g - g_narumi| = {difference:.2e}, max |count difference| per bin = {count_difference:.0f}, "
+          f"total {total_difference:+.0f} of {counts.sum():.0f} ordered pairs", flush=True)
 
 
 def overhead_rows(rows, steps=3000, interval=100, repeats=3, edge_nm=9.99, platform_name="CUDA",
@@ -284,12 +360,22 @@ def markdown(rows, device):
     compare = [r for r in rows if r["part"] == "compare"]
     if compare:
         fastest_cpu = min((r["seconds_per_frame"] for r in compare if "CUDA" not in r["tool"]), default=None)
-        lines += [f"100k-atom water, {compare[0]['selection']}, rMax {R_MAX} nm, {compare[0]['bins']} bins, one frame:", "",
+        lines += [f"100k-atom water, {compare[0]['selection']}, rMax {R_MAX} nm, {compare[0]['bins']} bins, one frame "
+                  f"({compare[0]['cpu_cores']} CPU cores):", "",
                   "| tool | path | ms/frame | speed-up over the fastest CPU row |", "| --- | --- | --- | --- |"]
         for r in compare:
             extra = f" (pair list: {r['pair_list_seconds']:.2f} s more)" if "pair_list_seconds" in r else ""
+            if r.get("runs", 1) > 1:
+                extra += f" (median of {r['runs']} runs)"
             lines.append(f"| {r['tool']} | {r['algorithm']} | {r['seconds_per_frame'] * 1e3:.3f}{extra} | "
                          f"{fastest_cpu / r['seconds_per_frame']:.1f}x |")
+        lines.append("")
+        for r in compare:
+            if "max_abs_g_difference" in r:
+                counts = (f"; pair counts per bin differ by at most {r['max_abs_count_difference']:.0f}, in total by "
+                          f"{r['total_count_difference']:+.0f} of {r['total_count']:.0f}"
+                          if "max_abs_count_difference" in r else "")
+                lines.append(f"- {r['tool']}: max |g - g_narumi| = {r['max_abs_g_difference']:.2e}{counts}")
         lines.append("")
     for r in rows:
         if r["part"] == "overhead":
@@ -317,31 +403,41 @@ def main():
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     parser.add_argument("--skip-mdtraj", action="store_true")
+    parser.add_argument("--skip-mdanalysis", action="store_true")
+    parser.add_argument("--mdanalysis-runs", type=int, default=3,
+                        help="InterRDF runs to take the median of (fewer if one takes over 20 s; default 3)")
+    parser.add_argument("--cpu-only", action="store_true",
+                        help="no CUDA work even where a GPU is seen: only the comparison's CPU rows (this project's "
+                             "CPU backend, mdtraj, MDAnalysis)")
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-gpu-table", action="store_true")
     parser.add_argument("--overhead-only", action="store_true", help="only the reporter/sampler overhead")
     args = parser.parse_args()
     if args.overhead_only:
         args.skip_gpu_table = True
-    device = "no CUDA device"
-    if cudaAvailable():
+    if args.cpu_only and args.overhead_only:
+        parser.error("--cpu-only and --overhead-only leave nothing to run")
+    use_cuda = cudaAvailable() and not args.cpu_only
+    device = "no CUDA device" if not args.cpu_only else "not used (--cpu-only)"
+    if use_cuda:
         try:
             import subprocess
             device = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                                     text=True).stdout.strip() or "CUDA device"
         except OSError:
             device = "CUDA device"
-    print(f"device: {device}; host: {platform.processor() or platform.machine()}", flush=True)
+    print(f"device: {device}; host: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores",
+          flush=True)
     template = None if args.overhead_only else water_template()
     rows = []
-    if cudaAvailable() and not args.skip_gpu_table:
+    if use_cuda and not args.skip_gpu_table:
         RDFEngine(3, [0, 1, 2], rMax=0.5, bins=10, backend="cuda").addFrame(np.zeros((3, 3)), np.eye(3) * 2)
         print("GPU pair rates:", flush=True)
         gpu_rows([int(s) for s in args.sizes.split(",")], template, rows)
     if not args.overhead_only:
         print("100k-atom water O-O comparison:", flush=True)
-        comparison_rows(template, rows, args.skip_mdtraj)
-    if cudaAvailable() and not args.skip_overhead:
+        comparison_rows(template, rows, args.skip_mdtraj, args.skip_mdanalysis, use_cuda, args.mdanalysis_runs)
+    if use_cuda and not args.skip_overhead:
         print("RDF sampling overhead (RDFReporter and the in-context RDFSampler):", flush=True)
         overhead_rows(rows)
     text = markdown(rows, device)

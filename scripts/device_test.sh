@@ -44,10 +44,25 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     python3 --version
     echo "== install the carried wheels"
     python3 -m pip install --quiet --no-index --no-deps "$carried"/.whl/*.whl || exit 1
-    # Optional test/benchmark companions (mdtraj, gridDataFormats), installed aside so a failure cannot break numpy.
+    # Optional test/benchmark companions (mdtraj, MDAnalysis, gridDataFormats), installed aside so a failure cannot
+    # break numpy; of .whl/extra/if-missing (dependencies the image has) only what does not import.
     if ls "$carried"/.whl/extra/*.whl >/dev/null 2>&1; then
         python3 -m pip install --quiet --no-index --no-deps --target /tmp/extra-site "$carried"/.whl/extra/*.whl &&
             export PYTHONPATH=/tmp/extra-site
+        missing=()
+        for wheel in "$carried"/.whl/extra/if-missing/*.whl; do
+            [ -e "$wheel" ] || continue
+            module=$(basename "$wheel"); module=${module%%-*}  # these wheels are named after their module
+            python3 -c "import $module" 2>/dev/null || missing+=("$wheel")
+        done
+        if [ ${#missing[@]} -gt 0 ]; then
+            echo "not in the image, installed from .whl/extra/if-missing: ${missing[*]##*/}"
+            python3 -m pip install --quiet --no-index --no-deps --target /tmp/extra-site "${missing[@]}"
+        fi
+        for module in mdtraj MDAnalysis; do
+            python3 -c "import $module; print('$module', $module.__version__)" 2>/tmp/extra_import.log ||
+                echo "$module does not import ($(tail -n 1 /tmp/extra_import.log)): no $module rows"
+        done
     fi
     python3 -c "import openmm; print('OpenMM', openmm.__version__, [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())])"
     echo "== build and install openmm-narumi (from scratch: a warm machine may hold a build by another compiler)"

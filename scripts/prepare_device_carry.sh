@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # Run here, before using the GPU machine (the device tool): gathers what that machine lacks into git-ignored
 # folders that a device call names in `carry`:
-#   .whl/   cp312 wheels of the pinned openmm, openmm-cuda-13 and swig (it has Python 3.12, no network), and in
-#           .whl/extra/ mdtraj and gridDataFormats for the analysis tests and benchmarks
+#   .whl/   cp312 wheels of the pinned openmm, openmm-cuda-13 and swig (it has Python 3.12, no network), in
+#           .whl/extra/ mdtraj, MDAnalysis and gridDataFormats for the analysis tests and benchmarks (with the
+#           dependencies that machine's image lacks), and in .whl/extra/if-missing/ small dependencies that the
+#           image has (docs: its package list), installed there only where an import fails
 #   .deps/  GoogleTest sources and Eigen headers, copied from this machine's Debian packages
 # Then: run(command="bash scripts/device_test.sh", carry=[".whl", ".deps", ".carry/data"]) (copy ../shared/data to
 # .carry/data for the benchmarks).
+# Usage: bash scripts/prepare_device_carry.sh [--without-mdanalysis]; the option leaves MDAnalysis and the wheels
+# only it needs out (14 MB of the 64 MiB that a device call may carry).
+# MDAnalysis 2.9.0 needs at import numpy, scipy, tqdm, msgpack (through mmtf-python), packaging, filelock,
+# mmtf-python and mda-xdrlib, and lists joblib (+ cloudpickle), threadpoolctl, matplotlib and GridDataFormats too.
+# scipy (35 MB) and matplotlib (10 MB and its own dependencies) would not fit beside the rest; the image has both.
 set -euo pipefail
+mdanalysis=1
+case "${1:-}" in
+    "") ;;
+    --without-mdanalysis) mdanalysis=0 ;;
+    *) echo "unknown argument $1"; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null  # makes sure the Debian packages copied below are installed
 rm -rf .whl .deps
@@ -15,11 +28,22 @@ python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3
     --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
     --platform manylinux2014_x86_64 --platform manylinux_2_12_x86_64 --platform manylinux2010_x86_64 \
     -d .whl openmm==8.6.1 openmm-cuda-13==8.6.1 swig==4.5.0
-# Test and benchmark companions (mdtraj for the RDF comparison, gridDataFormats to read .dx maps back).
+# Test and benchmark companions (mdtraj and MDAnalysis for the RDF comparison, gridDataFormats to read .dx maps
+# back).
+extra=(mdtraj==1.11.1.post2 gridDataFormats==1.2.0 mrcfile==1.5.4)
+[ $mdanalysis = 1 ] && extra+=(MDAnalysis==2.9.0 mmtf-python==1.1.3 mda-xdrlib==0.2.0)
 python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_17_x86_64 \
-    -d .whl/extra mdtraj==1.11.1.post2 gridDataFormats==1.2.0 mrcfile==1.5.4
+    --platform manylinux2014_x86_64 -d .whl/extra "${extra[@]}"
+if [ $mdanalysis = 1 ]; then
+    # The image has these (and scipy, matplotlib); carried in case one is gone, installed there only if missing
+    # (pyparsing: for mdtraj).
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        -d .whl/extra/if-missing tqdm==4.70.1 msgpack==1.2.4 packaging==26.3 filelock==4.2.11 joblib==1.6.0 \
+        cloudpickle==3.1.2 threadpoolctl==3.8.0 pyparsing==3.3.3
+fi
 cp -r /usr/src/googletest .deps/googletest
 cp -r /usr/include/eigen3 .deps/eigen/include/
 cp -r /usr/share/eigen3 .deps/eigen/share/
-du -sh .whl .deps
+du -shc .whl .whl/extra .deps
