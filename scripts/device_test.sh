@@ -105,7 +105,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
         if [ -n "$ncu_bin" ]; then
             # OpenMM's pair kernel on DHFR, 3 launches during MD steps (past the minimizer and warm-up); report in $out/ncu_*.txt.
-            # (ncu 2025 did not see this plugin's runtime-API kernels in that process; their stage times come from the timer.)
+            # (ncu did not see this plugin's runtime-API kernels in that process; their stage times come from the timer.)
             for kernel in computeNonbonded; do
                 echo "== ncu: $kernel (DHFR)"
                 timeout 200 "$ncu_bin" --clock-control none --kernel-name "regex:$kernel" --launch-skip 400 --launch-count 3 \
