@@ -47,7 +47,7 @@ private:
     NarumiNonbondedData data = {};
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
-    OpenMM::CudaArray blockCenters, blockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
+    OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;

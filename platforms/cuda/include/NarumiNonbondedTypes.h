@@ -71,6 +71,7 @@ struct NarumiNonbondedData {
     int numAtoms;
     int numSlots;               // numAtoms rounded up to a multiple of 32
     int numBlocks;              // numSlots / 32
+    int numSuperblocks;         // numBlocks / 32, rounded up
     int numExceptions;
     int tilesPerBlockCapacity;  // tiles a block's segment of the list holds; a block with more goes to the overflow kernel
     int tileKernelBlocks;       // grid of the tile kernel (a full wave of the GPU)
@@ -93,6 +94,8 @@ struct NarumiNonbondedData {
     // Tiles.
     float4* blockCenters;
     float4* blockHalfExtents;   // w: radius of the bounding sphere
+    float4* superblockCenters;  // per 32 consecutive blocks, for a two-level neighbour search
+    float4* superblockHalfExtents;
     int* tileCounts;            // per block I, its listed tiles (0 when it overflows); numBlocks + 1 entries, the last 0
     int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
     int* blockOverflows;        // per block I: 1 when its tiles did not fit into its segment

@@ -101,6 +101,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.numAtoms = numAtoms;
     data.numSlots = (numAtoms + 31) / 32 * 32;
     data.numBlocks = data.numSlots / 32;
+    data.numSuperblocks = (data.numBlocks + 31) / 32;
     data.numExceptions = force.getNumExceptions();
     data.box.periodic = periodic;
     data.exceptionsUsePeriodic = periodic && force.getExceptionsUsePeriodicBoundaryConditions();
@@ -144,6 +145,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     slotLennardJones.initialize<float2>(cu, data.numSlots, "narumiSlotLennardJones");
     blockCenters.initialize<float4>(cu, data.numBlocks, "narumiBlockCenters");
     blockHalfExtents.initialize<float4>(cu, data.numBlocks, "narumiBlockHalfExtents");
+    superblockCenters.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockCenters");
+    superblockHalfExtents.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockHalfExtents");
     initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
     blockOverflows.initialize<int>(cu, data.numBlocks, "narumiBlockOverflows");
@@ -173,6 +176,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.slotLennardJones = (float2*) slotLennardJones.getDevicePointer();
     data.blockCenters = (float4*) blockCenters.getDevicePointer();
     data.blockHalfExtents = (float4*) blockHalfExtents.getDevicePointer();
+    data.superblockCenters = (float4*) superblockCenters.getDevicePointer();
+    data.superblockHalfExtents = (float4*) superblockHalfExtents.getDevicePointer();
     data.tileCounts = (int*) tileCounts.getDevicePointer();
     data.tileOffsets = (int*) tileOffsets.getDevicePointer();
     data.blockOverflows = (int*) blockOverflows.getDevicePointer();

@@ -4,7 +4,7 @@
  *   computeSortKeys   Hilbert key of every atom's cell (periodic: wrapped fractional coordinates); only every
  *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
  *   gatherSlots       float positions, charges and LJ parameters in slot order (every evaluation)
- *   computeBlockBounds  bounding box of every block
+ *   computeBlockBounds, computeSuperblockBounds  bounding boxes of blocks and of superblocks (32 blocks)
  *   findNeighborTiles, (CUB scan)   per block I, the atoms that can be within the cutoff of I's bounding box,
  *                     packed 32 to a tile in I's segment of the list; the scan numbers the tiles
  *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
@@ -282,6 +282,37 @@ __global__ void computeBlockBounds(NarumiNonbondedData d) {
 }
 
 /**
+ * Bounding box of every superblock, 32 consecutive blocks (1024 atoms along the Hilbert curve): one warp each, a
+ * lane per block.  The neighbour search tests a block against superblocks first and enters only those near it.
+ */
+__global__ void computeSuperblockBounds(NarumiNonbondedData d) {
+    int superblock = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (superblock >= d.numSuperblocks)
+        return;
+    int block = min(superblock * 32 + lane, d.numBlocks - 1);  // lanes past the last block repeat it
+    float4 c = d.blockCenters[block], h = d.blockHalfExtents[block];
+    float3 low = make_float3(c.x - h.x, c.y - h.y, c.z - h.z), high = make_float3(c.x + h.x, c.y + h.y, c.z + h.z);
+    for (int offset = 16; offset > 0; offset /= 2) {
+        low.x = fminf(low.x, __shfl_xor_sync(FULL_MASK, low.x, offset));
+        low.y = fminf(low.y, __shfl_xor_sync(FULL_MASK, low.y, offset));
+        low.z = fminf(low.z, __shfl_xor_sync(FULL_MASK, low.z, offset));
+        high.x = fmaxf(high.x, __shfl_xor_sync(FULL_MASK, high.x, offset));
+        high.y = fmaxf(high.y, __shfl_xor_sync(FULL_MASK, high.y, offset));
+        high.z = fmaxf(high.z, __shfl_xor_sync(FULL_MASK, high.z, offset));
+    }
+    if (lane == 0) {
+        // Widened by a relative 1e-6 so that float rounding of centre +- half extent cannot cut off a block's corner.
+        float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
+        float3 slack = make_float3(1e-6f * (fabsf(low.x) + fabsf(high.x)) + 1e-6f, 1e-6f * (fabsf(low.y) + fabsf(high.y)) + 1e-6f,
+                                   1e-6f * (fabsf(low.z) + fabsf(high.z)) + 1e-6f);
+        half = make_float3(half.x + slack.x, half.y + slack.y, half.z + slack.z);
+        d.superblockCenters[superblock] = make_float4(low.x + 0.5f * (high.x - low.x), low.y + 0.5f * (high.y - low.y),
+                                                      low.z + 0.5f * (high.z - low.z), 0.0f);
+        d.superblockHalfExtents[superblock] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
+    }
+}
+
+/**
  * Whether any point of box A (centre, half extents, bounding-sphere radius in w) can be within the cutoff of any
  * point of box B.  Rectangular boxes: the per-axis gap between the boxes at the centres' minimum image is a lower
  * bound on every pair's distance in any image.  Triclinic boxes: bounding spheres, with the centres' displacement v0
@@ -332,8 +363,8 @@ __device__ bool atomNearBlock(const NarumiNonbondedData& d, int slot, int blockI
 }
 
 /**
- * One warp per block I: every atom that can be within the cutoff of I's bounding box, found block by block (blocks
- * J whose boxes come within the cutoff, then J's atoms one per lane), packed 32 to a tile into block I's segment of
+ * One warp per block I: every atom that can be within the cutoff of I's bounding box, found superblock by superblock,
+ * block by block (boxes within the cutoff), then J's atoms one per lane, packed 32 to a tile into block I's segment of
  * tileAtoms (the last tile padded with -1).  Filtering atoms rather than taking whole blocks cuts the pairs a tile
  * kernel tests by about 2.7x on water.  A block with more tiles than a segment holds is flagged for the overflow
  * kernel and lists none; the largest count goes to the host, which then grows the segments.
@@ -346,18 +377,26 @@ __global__ void findNeighborTiles(NarumiNonbondedData d) {
     long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
     int* segment = d.tileAtoms + blockI * capacityEntries;
     int found = 0;
-    for (int first = 0; first < d.numBlocks; first += 32) {
-        unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
-        while (candidates != 0) {
-            int blockJ = first + __ffs(candidates) - 1;
-            candidates &= candidates - 1;
-            int slot = blockJ * 32 + lane;
-            bool near = slot < d.numAtoms && atomNearBlock(d, slot, blockI);
-            unsigned int nearMask = __ballot_sync(FULL_MASK, near);
-            int entry = found + __popc(nearMask & lowerLanes);
-            if (near && entry < capacityEntries)
-                segment[entry] = slot;
-            found += __popc(nearMask);
+    float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    for (int firstSuperblock = 0; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
+        int superblock = firstSuperblock + lane;
+        unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock < d.numSuperblocks &&
+            boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock]));
+        while (nearSuperblocks != 0) {
+            int first = 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1);
+            nearSuperblocks &= nearSuperblocks - 1;
+            unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+            while (candidates != 0) {
+                int blockJ = first + __ffs(candidates) - 1;
+                candidates &= candidates - 1;
+                int slot = blockJ * 32 + lane;
+                bool near = slot < d.numAtoms && atomNearBlock(d, slot, blockI);
+                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                int entry = found + __popc(nearMask & lowerLanes);
+                if (near && entry < capacityEntries)
+                    segment[entry] = slot;
+                found += __popc(nearMask);
+            }
         }
     }
     int tiles = (found + 31) / 32;
@@ -686,6 +725,7 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
     gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d, !resort);
     markStage(timer, "gatherSlots", stream);
     computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
+    computeSuperblockBounds<<<blocksFor((long long) d.numSuperblocks * 32), THREADS, 0, stream>>>(d);
     markStage(timer, "computeBlockBounds", stream);
     findNeighborTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
     markStage(timer, "findNeighborTiles", stream);
