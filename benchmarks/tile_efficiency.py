@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""How many of the pairs a tile kernel tests are inside the cutoff: a numpy model of the CUDA kernel's neighbour
+search (no GPU needed), for Morton- and Hilbert-ordered blocks of 32 atoms, block-pair tiles and atom-filtered
+tiles.
+
+    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--cutoff 1.0]
+
+On the DHFR box (DIR/5dfr_solv-cube_equil.pdb) it prints, per ordering: the mean bounding-box volume of a block,
+the tiles per block when a tile is a pair of blocks whose boxes come within the cutoff (the test of the kernel,
+per-axis gaps at the centres' minimum image), the tiles per block when a tile is 32 atoms that can be within the
+cutoff of a block's box, and for both the fraction of tested pairs that are inside the cutoff.  This is the model
+behind the Hilbert sort and the atom-filtered tiles of platforms/cuda/src/NarumiNonbondedKernels.cu.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+
+def spread_bits(v):
+    v = v & 0x3FF
+    v = (v | (v << 16)) & 0x030000FF
+    v = (v | (v << 8)) & 0x0300F00F
+    v = (v | (v << 4)) & 0x030C30C3
+    return (v | (v << 2)) & 0x09249249
+
+
+def morton_keys(cells):
+    return spread_bits(cells[:, 0]) | (spread_bits(cells[:, 1]) << 1) | (spread_bits(cells[:, 2]) << 2)
+
+
+def hilbert_keys(cells, bits=10):
+    """Skilling's transpose algorithm, as hilbertKey() in the CUDA kernel."""
+    axes = cells.copy()
+    q = 1 << (bits - 1)
+    while q > 1:
+        p = q - 1
+        for i in range(3):
+            high = (axes[:, i] & q) != 0
+            axes[high, 0] ^= p
+            t = (axes[~high, 0] ^ axes[~high, i]) & p
+            axes[~high, 0] ^= t
+            axes[~high, i] ^= t
+        q >>= 1
+    axes[:, 1] ^= axes[:, 0]
+    axes[:, 2] ^= axes[:, 1]
+    flip = np.zeros(len(axes), dtype=np.int64)
+    q = 1 << (bits - 1)
+    while q > 1:
+        flip[(axes[:, 2] & q) != 0] ^= q - 1
+        q >>= 1
+    axes ^= flip[:, None]
+    return (spread_bits(axes[:, 0]) << 2) | (spread_bits(axes[:, 1]) << 1) | spread_bits(axes[:, 2])
+
+
+def tile_statistics(positions, box, order, cutoff, pairs_inside):
+    p = positions[order]
+    n = len(p)
+    blocks = (n + 31) // 32
+    low = np.array([p[b * 32:(b + 1) * 32].min(0) for b in range(blocks)])
+    high = np.array([p[b * 32:(b + 1) * 32].max(0) for b in range(blocks)])
+    center, half = (low + high) / 2, (high - low) / 2
+    delta = center[:, None, :] - center[None, :, :]
+    delta -= np.round(delta / box) * box
+    gap = np.maximum(0, np.abs(delta) - half[:, None, :] - half[None, :, :])
+    near = (gap ** 2).sum(-1) < cutoff ** 2
+    block_tiles = near.sum()
+    atom_tiles = 0
+    for b in range(blocks):
+        atoms = np.concatenate([np.arange(j * 32, min((j + 1) * 32, n)) for j in np.nonzero(near[b])[0]])
+        d = p[atoms] - center[b]
+        d -= np.round(d / box) * box
+        inside = (np.maximum(0, np.abs(d) - half[b]) ** 2).sum(-1) < cutoff ** 2
+        atom_tiles += int(np.ceil(inside.sum() / 32))
+    tested_block, tested_atom = block_tiles * 1024, atom_tiles * 1024
+    return {"volume": float(np.prod(2 * half, axis=1).mean()), "block_tiles": block_tiles / blocks,
+            "block_efficiency": 2 * pairs_inside / tested_block, "atom_tiles": atom_tiles / blocks,
+            "atom_efficiency": 2 * pairs_inside / tested_atom}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--cutoff", type=float, default=1.0)
+    args = parser.parse_args()
+    path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
+    if not os.path.exists(path):
+        sys.exit(f"{path} not found (--data-dir)")
+    import openmm.app as app
+    from scipy.spatial import cKDTree
+    pdb = app.PDBFile(path)
+    positions = np.array(pdb.getPositions(asNumpy=True)._value)
+    box = np.array([pdb.topology.getPeriodicBoxVectors()[i][i]._value for i in range(3)])
+    positions -= np.floor(positions / box) * box
+    pairs_inside = len(cKDTree(positions, boxsize=box).query_pairs(args.cutoff))
+    cells = np.clip((positions / box * 1024).astype(np.int64), 0, 1023)
+    print(f"{len(positions)} atoms, cutoff {args.cutoff} nm, {pairs_inside} pairs inside")
+    print("| order | block box volume (nm^3) | block-pair tiles per block | inside | atom tiles per block | inside |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, keys in (("Morton", morton_keys(cells)), ("Hilbert", hilbert_keys(cells))):
+        s = tile_statistics(positions, box, np.argsort(keys, kind="stable"), args.cutoff, pairs_inside)
+        print(f"| {name} | {s['volume']:.3f} | {s['block_tiles']:.1f} | {s['block_efficiency']:.1%} | "
+              f"{s['atom_tiles']:.1f} | {s['atom_efficiency']:.1%} |")
+
+
+if __name__ == "__main__":
+    main()
