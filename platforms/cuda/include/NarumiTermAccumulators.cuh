@@ -8,7 +8,6 @@
  *   add(y)          add one float pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
  *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
- *   rotate(src)     take lane src's sum (all 32 lanes call it): the j-side sums of a Newton tile travel round the warp
  *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units (type Term)
  *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
@@ -55,7 +54,7 @@ struct NarumiTermAccumulator {
     using Term = long long;
     NarumiAccumulator small;
     long long large;
-    int errors;   // never rotated: the flags are ORed into one global word, whichever atom raised them
+    int errors;
 
     __device__ void zero() {
         small = narumiZero();
@@ -70,13 +69,6 @@ struct NarumiTermAccumulator {
     }
     __device__ void carry() {
         narumiCarry(small);
-    }
-    /** hi and lo move; large (nonzero only in the few tiles with bonded-distance pairs) only when a lane has one. */
-    __device__ void rotate(int sourceLane) {
-        small.hi = __shfl_sync(0xffffffffu, small.hi, sourceLane);
-        small.lo = __shfl_sync(0xffffffffu, small.lo, sourceLane);
-        if (__any_sync(0xffffffffu, large != 0))
-            large = __shfl_sync(0xffffffffu, large, sourceLane);
     }
     /** The sum in OpenMM's fixed point; exact. */
     __device__ long long fixedPoint() {
@@ -127,9 +119,6 @@ struct FixedPoint64TermAccumulator {
     }
     __device__ void carry() {
     }
-    __device__ void rotate(int sourceLane) {
-        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
-    }
     __device__ static long long term(float y, int& errors) {
         return narumiFixedPointTerm(y, errors);
     }
@@ -164,9 +153,6 @@ struct SingleFloatTermAccumulator {
     }
     __device__ void carry() {
     }
-    __device__ void rotate(int sourceLane) {
-        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
-    }
     __device__ static float term(float y, int&) {
         return y;
     }
@@ -196,9 +182,6 @@ struct DoubleFloatTermAccumulator {
         sum += (double) y;
     }
     __device__ void carry() {
-    }
-    __device__ void rotate(int sourceLane) {
-        sum = __shfl_sync(0xffffffffu, sum, sourceLane);
     }
     __device__ static double term(float y, int&) {
         return (double) y;

@@ -625,7 +625,7 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
             float eps4 = __fmul_rn(ljA.y, ljB.y);
             float dEdrOverR;
             float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-            // Atom a received term(F); atom b, from its own side or as Newton's partner, term(-F) = -term(F).
+            // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
             removed[0] = Accumulator::term(__fmul_rn(dEdrOverR, delta.x), errors);
             removed[1] = Accumulator::term(__fmul_rn(dEdrOverR, delta.y), errors);
             removed[2] = Accumulator::term(__fmul_rn(dEdrOverR, delta.z), errors);
