@@ -214,19 +214,11 @@ def exception_term(xi, xj, qq, sigma, epsilon, dtype):
 
 
 def narumi_units(y):
-    """What Narumi's float+int32 pair adds for float32 terms y, in units of 2^-27 (int64), plus the terms of
-    magnitude >= 2^15 that the kernel sends to 64-bit fixed point instead (units of 2^-32).  With the high part in
-    the binade of 3*2^20 (spacing 0.25), fast two-sum adds round(y) on the 0.25 grid to it and the residual
-    y - round(y) (exact) is truncated toward zero on the 2^-27 grid (the (int) conversion)."""
-    y = np.asarray(y, dtype=np.float32)
-    big = np.abs(y) >= np.float32(2.0 ** 15)
-    small = np.where(big, np.float32(0), y)
-    r = np.round(small * np.float32(4)) / np.float32(4)  # float32, exact
-    residual = (small - r).astype(np.float32)  # exact in float32 (Sterbenz / two-sum)
-    low = np.trunc(residual.astype(np.float64) * 2.0 ** 27).astype(np.int64)
-    units27 = (r.astype(np.float64) * 2.0 ** 27).astype(np.int64) + low
-    units32 = np.where(big, np.rint(y.astype(np.float64) * 2.0 ** 32), 0).astype(np.int64)
-    return units27, units32
+    """What Narumi's float+int32 pair adds for float32 terms y, in units of 2^-25 (int64): y rounded to nearest,
+    ties to even, on that grid.  With the high part in the binade of 3*2^20 (spacing 0.25), fast two-sum adds y
+    rounded to the 0.25 grid to it and the exact residual, rounded by a magic-number float add, to the low word;
+    terms of magnitude >= 2^15 go to a 64-bit integer on the same grid instead (NarumiTermAccumulators.cuh)."""
+    return np.rint(np.asarray(y, dtype=np.float32).astype(np.float64) * 2.0 ** 25).astype(np.int64)
 
 
 def fixed_units(y):
@@ -242,8 +234,7 @@ def _sum(terms, method):
     if method in ("B", "G"):
         return np.add.accumulate(terms.astype(np.float64), axis=0)[-1] if len(terms) else np.zeros(3)
     if method == "F":
-        u27, u32 = narumi_units(terms)
-        return np.array([u27.sum(0), u32.sum(0)])
+        return narumi_units(terms).sum(0)
     if method == "FixedPoint64":
         return fixed_units(terms).sum(0)
     raise ValueError(method)
@@ -255,14 +246,13 @@ def _add(acc, y, method, sign=1):
     if method in ("B", "G"):
         return acc + sign * y.astype(np.float64)
     if method == "F":
-        u27, u32 = narumi_units(y)
-        return acc + sign * np.array([u27, u32])
+        return acc + sign * narumi_units(y)
     return acc + sign * fixed_units(y)
 
 
 def _value(acc, method):
     if method == "F":
-        return acc[0] * 2.0 ** -27 + acc[1] * 2.0 ** -32
+        return acc * 2.0 ** -25
     if method == "FixedPoint64":
         return acc * 2.0 ** -32
     return np.asarray(acc, dtype=np.float64)

@@ -50,14 +50,17 @@ def test_eq11_zero_for_antisymmetric_pair_forces():
     assert L.force_offset(forces + [1e-3, 0, 0]) > 0
 
 
-def test_narumi_units_is_odd_and_within_resolution():
-    y = np.array([1.3, -1.3, 1e-9, 1234.56789, 0.125, -0.375, 3e4, 4e4], dtype=np.float32)
-    u27, u32 = L.narumi_units(y)
-    value = u27 * 2.0 ** -27 + u32 * 2.0 ** -32
-    assert np.all(np.abs(value - y.astype(np.float64)) < 2.0 ** -27)
-    assert u27[0] == -u27[1]
-    assert value[4] == 0.125 and value[5] == -0.375  # ties on the 0.25 grid are exact
-    assert u27[7] == 0 and u32[7] == int(np.rint(np.float64(y[7]) * 2 ** 32))  # >= 2^15: 64-bit fixed point
+def test_narumi_units_round_to_nearest_even_on_the_grid():
+    unit = 2.0 ** -25
+    y = np.array([1.3, -1.3, 1e-9, 1234.56789, 0.125, -0.375, 3e4, 4e4, unit / 2, 3 * unit / 2, -unit / 2],
+                 dtype=np.float32)
+    units = L.narumi_units(y)
+    value = units * unit
+    assert np.all(np.abs(value - y.astype(np.float64)) <= unit / 2)
+    assert units[0] == -units[1] and units[2] == 0
+    assert value[4] == 0.125 and value[5] == -0.375  # on the grid: exact
+    assert units[7] == 40000 * 2 ** 25  # >= 2^15 (the kernel's 64-bit path): the same grid
+    assert list(units[8:]) == [0, 2, 0]  # ties go to the even neighbour
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,17 @@
  *
  * A sum is a float hi plus an int32 lo:   value = (hi - LARGE) + lo * 2^-LOW_FRACTION_BITS
  * hi never leaves the binade [2^LARGE_SHIFT, 2^(LARGE_SHIFT+1)), so its exponent is fixed and it holds a multiple
- * of HI_UNIT; lo counts units of 2^-27 and, after a carry, spans exactly one HI_UNIT.  The pair is therefore one
- * 48-bit fixed-point number: every term is rounded onto the same grid whatever the order, and the additions are
+ * of HI_UNIT; lo counts units of 2^-25 and, after a carry, spans exactly one HI_UNIT.  The pair is therefore one
+ * 46-bit fixed-point number: every term is rounded onto the same grid whatever the order, and the additions are
  * exact, so any order of summation gives bitwise the same result (after narumiCarry) and Newton's third law holds.
  *
  * Adding a float y (the paper's add_narumi): Knuth & Dekker's fast two-sum splits hi + y into the new hi (rounded
- * to a multiple of HI_UNIT) and the exact residual; the residual, truncated toward zero on the 2^-27 grid, goes
- * into lo.  Every CARRY_INTERVAL additions narumiCarry moves lo's top LOWER_SHIFT bits into hi: lo cannot overflow.
+ * to a multiple of HI_UNIT) and the exact residual; the residual, rounded to nearest on the 2^-25 grid, goes into
+ * lo.  Every CARRY_INTERVAL additions narumiCarry moves lo's top LOWER_SHIFT bits into hi: lo cannot overflow.
+ * The paper converts the residual with an (int) cast; here adding a magic float puts it, rounded, into the low bits
+ * of a float of fixed exponent, read back as an integer: one float add instead of a multiply and a conversion, the
+ * latter a quarter-rate instruction on today's GPUs.  Net effect: a term y contributes exactly rint(y * 2^25) units
+ * (round half to even), a function of y alone and odd in y.
  *
  * Units are those of the terms: kJ/mol/nm for the forces this is built for.  Compile with nvcc.
  */
@@ -25,12 +29,10 @@ namespace NarumiPlugin {
 // - range: every term and every partial sum must stay below 2^20 = 1.05e6 in magnitude;
 // - total forces on protein atoms rarely exceed 1e4-1e5 and single pair terms are smaller: 10-100x headroom;
 // - beyond that are only clashes (unminimized structures), and those set outOfRange rather than wrap;
-// - resolution: each term is rounded onto a 2^-27 = 7.5e-9 grid, under 1e-11 of a typical 1e3 force;
-// - that is 8000x finer than a float's spacing at 1e3 (6.1e-5), the error of plain float accumulation;
+// - resolution: each term is rounded to nearest on a 2^-25 = 3.0e-8 grid, under 1e-10 of a typical 1e3 force;
+// - that is 2000x finer than a float's spacing at 1e3 (6.1e-5), the error of plain float accumulation;
 // - each step up doubles the range and halves the resolution (OpenMM's own grid: 2^-32, range 2^31).
 constexpr int NARUMI_LARGE_SHIFT = 21;
-/** Leading bits of lo kept free to absorb residuals between carries (the paper's LOWER_SHIFT = 7). */
-constexpr int NARUMI_LOWER_SHIFT = 7;
 static_assert(NARUMI_LARGE_SHIFT > 0 && NARUMI_LARGE_SHIFT <= 23, "hi must hold a multiple of a power of two <= 1");
 
 /** hi starts at 1.5 * 2^LARGE_SHIFT, the middle of its binade: the sum may go 2^(LARGE_SHIFT-1) either way. */
@@ -39,25 +41,37 @@ constexpr float NARUMI_LARGE = (float) (3 << (NARUMI_LARGE_SHIFT - 1));
 constexpr double NARUMI_RANGE = (double) (1 << (NARUMI_LARGE_SHIFT - 1));
 /** hi's spacing: a float in [2^21, 2^22) has 23 fraction bits, so it is a multiple of 2^(21-23) = 0.25. */
 constexpr double NARUMI_HI_UNIT = 1.0 / (1 << (23 - NARUMI_LARGE_SHIFT));
-/** lo counts units of 2^-27: 23 - LARGE_SHIFT fraction bits in hi, then 32 - LOWER_SHIFT more in lo. */
-constexpr int NARUMI_LOW_FRACTION_BITS = (23 - NARUMI_LARGE_SHIFT) + (32 - NARUMI_LOWER_SHIFT);
-/** The paper's LOWER_FACTOR: residual * LOW_FACTOR is the residual in units of lo. */
-constexpr float NARUMI_LOW_FACTOR = (float) (1LL << NARUMI_LOW_FRACTION_BITS);
-/** The paper's LOWER_FACTOR_1: the value of one unit of lo, 2^-27 (7.45e-9). */
+/**
+ * lo counts units of 2^-25.  A residual is at most HI_UNIT/2 = 2^(LARGE_SHIFT-24) in magnitude, and the magic
+ * float below keeps it exact on a grid 2^-LOW_FRACTION_BITS only while that is at most 2^(22-LOW_FRACTION_BITS):
+ * LOW_FRACTION_BITS = 46 - LARGE_SHIFT = 25 is the finest grid one float add can round to.
+ */
+constexpr int NARUMI_LOW_FRACTION_BITS = 46 - NARUMI_LARGE_SHIFT;
+/** Leading bits of lo kept free to absorb residuals between carries (the paper's LOWER_SHIFT; 9 here, 7 there). */
+constexpr int NARUMI_LOWER_SHIFT = 32 - (NARUMI_LOW_FRACTION_BITS - (23 - NARUMI_LARGE_SHIFT));
+/** The value of one unit of lo, 2^-25 (2.98e-8; the paper's LOWER_FACTOR_1). */
 constexpr double NARUMI_LOW_UNIT = 1.0 / (1LL << NARUMI_LOW_FRACTION_BITS);
-/** Bits of lo kept by a carry: 0 <= lo < 2^25 afterwards, which is exactly one HI_UNIT. */
+/**
+ * 1.5 * 2^-2: a float in its binade [2^-2, 2^-1) is a multiple of 2^-25, and residual + MAGIC stays in that binade
+ * (its upper end 2^-1 included, where the bit pattern still counts on) for every |residual| <= 2^-3 = HI_UNIT/2.
+ * Its bit pattern minus MAGIC's is then the residual in units of lo, rounded to nearest (ties to even: MAGIC is an
+ * even number of units, so the tie rule is that of rint(residual * 2^25)).
+ */
+constexpr float NARUMI_RESIDUAL_MAGIC = 1.5f / (1 << (NARUMI_LOW_FRACTION_BITS - 23));
+constexpr int NARUMI_RESIDUAL_MAGIC_BITS = (127 + 23 - NARUMI_LOW_FRACTION_BITS) << 23 | 1 << 22;
+/** Bits of lo kept by a carry: 0 <= lo < 2^23 afterwards, which is exactly one HI_UNIT. */
 constexpr int NARUMI_LOW_KEPT_BITS = 32 - NARUMI_LOWER_SHIFT;
 constexpr int NARUMI_LOW_KEPT_MASK = (1 << NARUMI_LOW_KEPT_BITS) - 1;
-/** Carry at least this often.  The paper carries every 2^LOWER_SHIFT = 128 additions, but a residual can be as */
-/** large as HI_UNIT/2 = 2^24 units of lo, and 2^25 - 1 + 128 * 2^24 > INT_MAX: 128 equal terms just below */
-/** HI_UNIT/2 (a lattice gives such terms) would wrap lo.  Half as many, 64, leaves lo below 2^30 + 2^25. */
+/** Carry at least this often: a residual can be as large as HI_UNIT/2 = 2^22 units of lo, and a carried lo */
+/** (below 2^23) plus 256 such terms stays below 2^30 + 2^23, far from INT_MAX. */
 constexpr int NARUMI_CARRY_INTERVAL = 1 << (NARUMI_LOWER_SHIFT - 1);
 /** Sign and biased exponent bits (bits 31..23) of every float in hi's binade [2^21, 2^22). */
 constexpr unsigned int NARUMI_HI_SIGN_EXPONENT = 127 + NARUMI_LARGE_SHIFT;
-/** OpenMM's force buffer counts 2^-32; one unit of lo is 2^(32-27) = 32 of them, so conversion is a shift. */
+/** OpenMM's force buffer counts 2^-32; one unit of lo is 2^(32-25) = 128 of them, so conversion is a shift. */
 constexpr int NARUMI_FIXED_POINT_SHIFT = 32 - NARUMI_LOW_FRACTION_BITS;
 
 static_assert((1LL << NARUMI_LOW_KEPT_BITS) * NARUMI_LOW_UNIT == NARUMI_HI_UNIT, "lo after a carry spans one HI_UNIT");
+static_assert(NARUMI_HI_UNIT / 2 <= NARUMI_RESIDUAL_MAGIC / 3, "residual + MAGIC stays in MAGIC's binade");
 static_assert((1LL << NARUMI_LOW_KEPT_BITS) - 1 + (long long) NARUMI_CARRY_INTERVAL * (1LL << (NARUMI_LOW_KEPT_BITS - 1)) <= INT_MAX,
               "lo cannot overflow between carries");
 static_assert(NARUMI_FIXED_POINT_SHIFT >= 0, "the Narumi grid must be a subset of OpenMM's 2^-32 grid");
@@ -77,16 +91,19 @@ __host__ __device__ inline NarumiAccumulator narumiZero() {
     return NarumiAccumulator{NARUMI_LARGE, 0, 0u};
 }
 
+/** The residual of a fast two-sum, rounded to nearest on lo's grid, in units of lo (exact integer arithmetic). */
+__device__ inline int narumiResidualUnits(float residual) {
+    return __float_as_int(__fadd_rn(residual, NARUMI_RESIDUAL_MAGIC)) - NARUMI_RESIDUAL_MAGIC_BITS;
+}
+
 /** The paper's add_narumi.  Precondition: at most NARUMI_CARRY_INTERVAL calls since the last narumiCarry. */
 __device__ inline void narumiAdd(NarumiAccumulator& a, float y) {
     // Fast two-sum (Figure 1) is exact because |hi| >= 2^21 > |y| for every y that keeps hi in its binade.
-    // The _rn intrinsics keep the compiler from contracting or reordering these three operations.
+    // The _rn intrinsics keep the compiler from contracting or reordering these operations.
     float sum = __fadd_rn(a.hi, y);
     float residual = __fsub_rn(y, __fsub_rn(sum, a.hi));
     a.hi = sum;
-    // residual * 2^27 is exact; truncation toward zero (the paper's (int) cast) drops bits below 2^-27.
-    // |residual| <= HI_UNIT/2 and its sign depends only on y, so this term's share is the same in any order.
-    a.lo += __float2int_rz(__fmul_rn(residual, NARUMI_LOW_FACTOR));
+    a.lo += narumiResidualUnits(residual);
     a.outOfRange |= narumiExponentError(sum);
 }
 
@@ -100,11 +117,11 @@ __device__ inline void narumiAddUnchecked(NarumiAccumulator& a, float y) {
     float sum = __fadd_rn(a.hi, y);
     float residual = __fsub_rn(y, __fsub_rn(sum, a.hi));
     a.hi = sum;
-    a.lo += __float2int_rz(__fmul_rn(residual, NARUMI_LOW_FACTOR));
+    a.lo += narumiResidualUnits(residual);
 }
 
 /**
- * Normalize: move lo's top LOWER_SHIFT bits (a signed multiple of HI_UNIT) into hi, leaving 0 <= lo < 2^25
+ * Normalize: move lo's top LOWER_SHIFT bits (a signed multiple of HI_UNIT) into hi, leaving 0 <= lo < 2^23
  * (Figure 8, lines 46-49).  Exact; afterwards (hi, lo) is the unique representation of the value.
  */
 __device__ inline void narumiCarry(NarumiAccumulator& a) {
@@ -125,7 +142,7 @@ __host__ __device__ inline double narumiToDouble(const NarumiAccumulator& a) {
 
 /**
  * The value in OpenMM's 64-bit fixed point (scale 2^32, i.e. (long long) (x * 0x100000000)): exact, since the
- * Narumi grid 2^-27 is part of OpenMM's 2^-32 grid and |value| < 2^20 fits easily.  Check narumiOutOfRange first.
+ * Narumi grid 2^-25 is part of OpenMM's 2^-32 grid and |value| < 2^20 fits easily.  Check narumiOutOfRange first.
  */
 __host__ __device__ inline long long narumiToFixedPoint(const NarumiAccumulator& a) {
     long long hiUnits = (long long) (((double) a.hi - (double) NARUMI_LARGE) * (double) (1LL << NARUMI_LOW_FRACTION_BITS));

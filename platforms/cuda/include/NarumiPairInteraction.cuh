@@ -47,6 +47,16 @@ __device__ inline float narumiSquaredLength(float3 delta) {
     return __fmaf_rn(delta.z, delta.z, __fmaf_rn(delta.y, delta.y, __fmul_rn(delta.x, delta.x)));
 }
 
+/**
+ * 1/sqrt(x) by the hardware approximation alone.  rsqrtf adds a rescaling for subnormal x, which a squared pair
+ * distance never is; for every normal x the two give the same bits.
+ */
+__device__ inline float narumiRsqrt(float x) {
+    float result;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(result) : "f"(x));
+    return result;
+}
+
 /** 4 eps ((sigma/r)^6 - 1) (sigma/r)^6 and its (dE/dr)/r; eps4 = 4 eps. */
 __device__ inline float narumiLennardJones(float invR2, float sigma, float eps4, float& dEdrOverR) {
     float sigma2 = __fmul_rn(__fmul_rn(sigma, sigma), invR2);
@@ -63,7 +73,7 @@ __device__ inline float narumiLennardJones(float invR2, float sigma, float eps4,
  */
 __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2, float kq, float sigma, float eps4,
                                          float& dEdrOverR) {
-    float invR = rsqrtf(r2);
+    float invR = narumiRsqrt(r2);
     float invR2 = __fmul_rn(invR, invR);
     float energy = 0.0f;
     dEdrOverR = 0.0f;
@@ -85,7 +95,7 @@ __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2,
     if (eps4 != 0.0f) {
         float ljDerivative;
         float lj = narumiLennardJones(invR2, sigma, eps4, ljDerivative);
-        float r = __fmul_rn(r2, invR);
+        float r = c.useSwitch ? __fmul_rn(r2, invR) : 0.0f;
         if (c.useSwitch && r > c.switchDistance) {
             // OpenMM's switching polynomial S(t) = 1 - 10 t^3 + 15 t^4 - 6 t^5 on t = (r - rs)/(rc - rs).
             float t = __fmul_rn(__fsub_rn(r, c.switchDistance), c.invSwitchWidth);
@@ -103,7 +113,7 @@ __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2,
 
 /** An exception (1-4 pair): plain Coulomb with its own charge product plus Lennard-Jones, no cutoff, no switch. */
 __device__ inline float narumiExceptionEnergy(float r2, float kq, float sigma, float eps4, float& dEdrOverR) {
-    float invR = rsqrtf(r2);
+    float invR = narumiRsqrt(r2);
     float invR2 = __fmul_rn(invR, invR);
     float energy = __fmul_rn(kq, invR);
     dEdrOverR = -__fmul_rn(energy, invR2);

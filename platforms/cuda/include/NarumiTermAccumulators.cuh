@@ -11,6 +11,8 @@
  *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units (type Term)
  *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
+ *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
+ *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
  * depend on the order of the terms, and term(y) cancels add(y) exactly.  SingleFloat and DoubleFloat (the paper's
  * methods A and B) sum in floating point and merge with floating-point atomics: order-dependent by design.
@@ -42,13 +44,29 @@ __device__ inline long long narumiFixedPointTerm(float y, int& errors) {
     return __float2ll_rn(__fmul_rn(y, NARUMI_FIXED_POINT_SCALE));
 }
 
+/** lo's grid, 2^25 units per kJ/mol or kJ/mol/nm, as a float factor (exact: a power of two). */
+constexpr float NARUMI_GRID_SCALE = (float) (1LL << NARUMI_LOW_FRACTION_BITS);
+
+/**
+ * What a Narumi pair adds for a term y, in OpenMM's fixed point: rint(y * 2^25) * 2^7 (NarumiAccumulator.cuh).  Out of
+ * range (or NaN) it saturates and raises NARUMI_ERROR_TERM_RANGE, as narumiFixedPointTerm does.
+ */
+__device__ inline long long narumiGridTerm(float y, int& errors) {
+    if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
+        errors |= NARUMI_ERROR_TERM_RANGE;
+        const long long saturated = 0x7fffffff00000000LL;
+        return y > 0.0f ? saturated : (y < 0.0f ? -saturated : 0);
+    }
+    return __float2ll_rn(__fmul_rn(y, NARUMI_GRID_SCALE)) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+}
+
 /**
  * Narumi's trick for sums of pair terms.  A Narumi pair (float hi + int32 lo, NarumiAccumulator.cuh) holds sums up
- * to 2^20 on a 2^-27 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
+ * to 2^20 on a 2^-25 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
  * bonded pairs, whose Lennard-Jones terms at 0.1-0.15 nm reach 1e6-1e8 kJ/mol/nm before the exclusion kernel
- * removes them.  So terms of at least NARUMI_LARGE_TERM go to a 64-bit integer in OpenMM's units instead: what a
- * term contributes is still a function of the term alone (odd, exact), which is all exact cancellation needs, and
- * the Narumi pair keeps 32x headroom for the sum of the small terms.
+ * removes them.  So terms of at least NARUMI_LARGE_TERM go to a 64-bit integer instead, rounded onto the same grid:
+ * whichever way a term goes it contributes narumiGridTerm(y), a function of the term alone (odd, exact), which is
+ * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
 struct NarumiTermAccumulator {
     using Term = long long;
@@ -65,7 +83,7 @@ struct NarumiTermAccumulator {
         if (fabsf(y) < NARUMI_LARGE_TERM)
             narumiAddUnchecked(small, y);  // the range is checked by carry(), after every tile
         else
-            large += narumiFixedPointTerm(y, errors);
+            large += narumiGridTerm(y, errors);
     }
     __device__ void carry() {
         narumiCarry(small);
@@ -78,11 +96,7 @@ struct NarumiTermAccumulator {
     }
     /** Exactly what add(y) contributes to fixedPoint(), whatever else was added before or after. */
     __device__ static long long term(float y, int& errors) {
-        if (!(fabsf(y) < NARUMI_LARGE_TERM))
-            return narumiFixedPointTerm(y, errors);
-        NarumiAccumulator single = narumiZero();
-        narumiAdd(single, y);
-        return narumiToFixedPoint(single);
+        return narumiGridTerm(y, errors);
     }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
         long long value = fixedPoint();
@@ -199,6 +213,28 @@ struct DoubleFloatTermAccumulator {
         atomicAdd(sums.energyDouble, value);
     }
 };
+
+/** The three components of one pair force, one add() each. */
+template <class Accumulator>
+__device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z, float3 f) {
+    x.add(f.x);
+    y.add(f.y);
+    z.add(f.z);
+}
+
+/** Narumi: one range test for the pair rather than one per component (NaN falls through to carry()'s check). */
+__device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z, float3 f) {
+    if (fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM) {
+        narumiAddUnchecked(x.small, f.x);
+        narumiAddUnchecked(y.small, f.y);
+        narumiAddUnchecked(z.small, f.z);
+    }
+    else {
+        x.add(f.x);
+        y.add(f.y);
+        z.add(f.z);
+    }
+}
 
 } // namespace NarumiPlugin
 

@@ -25,13 +25,12 @@ namespace {
         ASSERT_EQ(status_, cudaSuccess) << #call << ": " << cudaGetErrorString(status_);        \
     } while (0)
 
-const double LOW_UNITS_PER_ONE = 1.0 / NARUMI_LOW_UNIT;  // 2^27
+const double LOW_UNITS_PER_ONE = 1.0 / NARUMI_LOW_UNIT;  // 2^25
 
-/** Exactly what the accumulator adds for y, in units of 2^-27: y rounded to hi's grid plus the truncated residual. */
-/** Both parts depend on y alone (hi is always a multiple of HI_UNIT), which is why the order cannot matter. */
+/** Exactly what the accumulator adds for y, in units of 2^-25: y rounded to nearest (ties to even) on that grid. */
+/** It depends on y alone, which is why the order cannot matter. */
 long long narumiTermUnits(float y) {
-    double residual = (double) y - NARUMI_HI_UNIT * std::nearbyint((double) y / NARUMI_HI_UNIT);  // a tie is exact
-    return std::llrint(((double) y - residual) * LOW_UNITS_PER_ONE) + (long long) std::trunc(residual * LOW_UNITS_PER_ONE);
+    return std::llrint((double) y * LOW_UNITS_PER_ONE);  // exact product; llrint rounds half to even
 }
 
 /** Terms like pair forces in kJ/mol/nm: random sign, magnitude log-uniform in [1e-4, 1e3]. */
@@ -135,14 +134,14 @@ TEST_F(NarumiAccumulatorTest, SumsAreExactOnTheGridAndFarBetterThanFloat) {
         totalUnits += units;
         exactTotal += exact;
     }
-    std::printf("largest error of a segment sum: Narumi %.3g, float %.3g (resolution bound %.3g = %d terms x 2^-27)\n",
-                maxNarumiError, maxFloatError, LENGTH * NARUMI_LOW_UNIT, LENGTH);
+    std::printf("largest error of a segment sum: Narumi %.3g, float %.3g (resolution bound %.3g = %d terms x 2^-26)\n",
+                maxNarumiError, maxFloatError, LENGTH * NARUMI_LOW_UNIT / 2, LENGTH);
     std::printf("error of the total of 2^20 terms: Narumi (fixed-point atomics) %.3g, float (float atomics) %.3g\n",
                 (double) std::fabs(sums.narumiTotal / 4294967296.0 - exactTotal), (double) std::fabs(sums.singleTotal - exactTotal));
     EXPECT_EQ(outOfRange, 0);
     EXPECT_EQ(sums.outOfRangeFlag, 0);
-    EXPECT_EQ(wrongBits, 0) << "segments whose sum differs from the exact sum of the terms rounded onto the 2^-27 grid";
-    EXPECT_LE(maxNarumiError, LENGTH * NARUMI_LOW_UNIT);  // each term loses less than one 2^-27 unit
+    EXPECT_EQ(wrongBits, 0) << "segments whose sum differs from the exact sum of the terms rounded onto the 2^-25 grid";
+    EXPECT_LE(maxNarumiError, LENGTH * NARUMI_LOW_UNIT / 2);  // each term loses at most half a 2^-25 unit
     EXPECT_LT(1000 * maxNarumiError, maxFloatError);
     EXPECT_EQ(sums.narumiTotal, totalUnits * (1LL << NARUMI_FIXED_POINT_SHIFT));
     EXPECT_LE((double) std::fabs(sums.narumiTotal / 4294967296.0 - exactTotal), (double) LENGTH * SEGMENTS * NARUMI_LOW_UNIT);
@@ -238,20 +237,22 @@ TEST_F(NarumiAccumulatorTest, ConversionToOpenMMFixedPointIsExact) {
         EXPECT_EQ(narumiToFixedPoint(sum), expected) << singles[s];
         // OpenMM's realToFixedPoint on the double value gives the same integer: no bits are lost on the way.
         EXPECT_EQ((long long) (narumiToDouble(sum) * 0x100000000), expected) << singles[s];
-        // A term loses less than one 2^-27 unit, and a term already on that grid nothing.
+        // A term loses at most half a 2^-25 unit, and a term already on that grid nothing.
         double scaled = (double) singles[s] * LOW_UNITS_PER_ONE;
-        EXPECT_LT(std::fabs(narumiToDouble(sum) - singles[s]), NARUMI_LOW_UNIT) << singles[s];
+        EXPECT_LE(std::fabs(narumiToDouble(sum) - singles[s]), NARUMI_LOW_UNIT / 2) << singles[s];
         if (scaled == std::trunc(scaled))
             EXPECT_EQ(narumiToDouble(sum), singles[s]) << singles[s];
     }
 }
 
 TEST_F(NarumiAccumulatorTest, LowWordSurvivesTheLargestResiduals) {
-    // Terms just below/above HI_UNIT/2 leave residuals of nearly +-HI_UNIT/2 = 2^24 units of lo, every time.
-    // After a carry lo can be 2^25 - 64; the paper's 128 more such terms would then exceed INT_MAX, our 64 cannot.
-    const int residualUnits = (1 << 24) - 1;
-    EXPECT_GT((1LL << 25) - 64 + 128LL * residualUnits, (long long) INT_MAX);
-    EXPECT_LT((1LL << 25) - 64 + (long long) NARUMI_CARRY_INTERVAL * residualUnits, (long long) INT_MAX);
+    // Terms just below/above HI_UNIT/2 leave residuals that round to +-HI_UNIT/2 = 2^22 units of lo, every time.
+    // After a carry lo can be 2^23 - 1; the paper's 2^LOWER_SHIFT = 512 more such terms would then exceed INT_MAX,
+    // our 256 cannot.
+    const long long residualUnits = 1LL << 22, carriedUnits = (1LL << 23) - 1;
+    EXPECT_EQ(residualUnits * NARUMI_LOW_UNIT, NARUMI_HI_UNIT / 2);
+    EXPECT_GT(carriedUnits + (1LL << NARUMI_LOWER_SHIFT) * residualUnits, (long long) INT_MAX);
+    EXPECT_LT(carriedUnits + (long long) NARUMI_CARRY_INTERVAL * residualUnits, (long long) INT_MAX);
 
     const float below = std::nextafter(0.125f, 0.0f), above = std::nextafter(0.125f, 1.0f);
     std::vector<float> worst = {below, -below, above, -above};
@@ -264,7 +265,7 @@ TEST_F(NarumiAccumulatorTest, LowWordSurvivesTheLargestResiduals) {
     ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, length, numSegments, sums));
     for (int s = 0; s < numSegments; s++) {
         EXPECT_FALSE(narumiOutOfRange(sums.narumi[s]));
-        EXPECT_EQ(narumiToDouble(sums.narumi[s]), (double) length * worst[s]) << worst[s];  // on the grid: exact
+        EXPECT_EQ(narumiToDouble(sums.narumi[s]), length * narumiTermUnits(worst[s]) * NARUMI_LOW_UNIT) << worst[s];
     }
 }
 
