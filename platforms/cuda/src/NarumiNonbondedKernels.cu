@@ -111,6 +111,14 @@ inline void markStage(NarumiStageTimer* timer, const char* name, cudaStream_t st
 
 constexpr int THREADS = 128;
 constexpr int WARPS_PER_BLOCK = THREADS / 32;
+// Thread blocks of the pair kernels that must fit on one multiprocessor (__launch_bounds__), which caps their
+// registers; unset, nvcc's own choice (63 registers, 8 blocks).  More blocks made them slower, and an explicit 1 let
+// nvcc take 71 registers, also slower (benchmarks/tune_tile_kernel.sh, docs/benchmarks.md).
+#ifdef NARUMI_TILE_MIN_BLOCKS
+#define NARUMI_TILE_LAUNCH_BOUNDS __launch_bounds__(THREADS, NARUMI_TILE_MIN_BLOCKS)
+#else
+#define NARUMI_TILE_LAUNCH_BOUNDS __launch_bounds__(THREADS)
+#endif
 constexpr unsigned FULL_MASK = 0xffffffffu;
 
 int blocksFor(long long threads) {
@@ -355,12 +363,14 @@ __device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blo
     return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], d.blockCenters[blockJ], d.blockHalfExtents[blockJ]);
 }
 
-/** Whether the atom in slot can be within the cutoff of any atom of block I: a point against I's bounding box. */
-__device__ bool atomNearBlock(const NarumiNonbondedData& d, int slot, int blockI) {
-    float4 position = d.slotPositions[slot];
-    return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], make_float4(position.x, position.y, position.z, 0.0f),
+/** Whether an atom at position can be within the cutoff of any atom of a block: a point against its bounding box. */
+__device__ bool atomNearBounds(const NarumiNonbondedData& d, float4 position, float4 center, float4 halfExtents) {
+    return boundsWithinCutoff(d, center, halfExtents, make_float4(position.x, position.y, position.z, 0.0f),
                               make_float4(0.0f, 0.0f, 0.0f, 0.0f));
 }
+
+/** Candidate blocks J whose atoms findNeighborTiles tests together. */
+constexpr int BLOCKS_IN_FLIGHT = 4;
 
 /**
  * One warp per block I: every atom that can be within the cutoff of I's bounding box, found superblock by superblock,
@@ -387,15 +397,26 @@ __global__ void findNeighborTiles(NarumiNonbondedData d) {
             nearSuperblocks &= nearSuperblocks - 1;
             unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
             while (candidates != 0) {
-                int blockJ = first + __ffs(candidates) - 1;
-                candidates &= candidates - 1;
-                int slot = blockJ * 32 + lane;
-                bool near = slot < d.numAtoms && atomNearBlock(d, slot, blockI);
-                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
-                int entry = found + __popc(nearMask & lowerLanes);
-                if (near && entry < capacityEntries)
-                    segment[entry] = slot;
-                found += __popc(nearMask);
+                // Several blocks J at once: their position loads are in flight together (a warp per block I is
+                // too few warps to hide one load's latency behind another warp's).  Same order as one by one.
+                int slots[BLOCKS_IN_FLIGHT];
+                float4 positions[BLOCKS_IN_FLIGHT];
+#pragma unroll
+                for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                    slots[u] = candidates != 0 ? 32 * (first + __ffs(candidates) - 1) + lane : d.numAtoms;
+                    candidates &= candidates - 1;
+                    if (slots[u] < d.numAtoms)
+                        positions[u] = d.slotPositions[slots[u]];
+                }
+#pragma unroll
+                for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                    bool near = slots[u] < d.numAtoms && atomNearBounds(d, positions[u], centerI, halfI);
+                    unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                    int entry = found + __popc(nearMask & lowerLanes);
+                    if (near && entry < capacityEntries)
+                        segment[entry] = slots[u];
+                    found += __popc(nearMask);
+                }
             }
         }
     }
@@ -527,7 +548,7 @@ __device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
 
 /** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
 template <class Accumulator, bool computeEnergy>
-__global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
     __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
     __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
@@ -561,7 +582,7 @@ __global__ void __launch_bounds__(THREADS) computeTiles(NarumiNonbondedData d) {
 
 /** Blocks whose tiles did not all fit into the list: one warp per block I, against whole blocks J near it. */
 template <class Accumulator, bool computeEnergy>
-__global__ void __launch_bounds__(THREADS) computeOverflowTiles(NarumiNonbondedData d) {
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedData d) {
     __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
     __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
     __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
