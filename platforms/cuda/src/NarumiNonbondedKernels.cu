@@ -112,8 +112,8 @@ inline void markStage(NarumiStageTimer* timer, const char* name, cudaStream_t st
 constexpr int THREADS = 128;
 constexpr int WARPS_PER_BLOCK = THREADS / 32;
 // Thread blocks of the pair kernels that must fit on one multiprocessor (__launch_bounds__), which caps their
-// registers; unset, nvcc's own choice (63 registers, 8 blocks).  More blocks made them slower, and an explicit 1 let
-// nvcc take 71 registers, also slower (benchmarks/tune_tile_kernel.sh, docs/benchmarks.md).
+// registers; unset, nvcc's own choice.  Capping registers for more blocks made them slower, and an explicit 1 let nvcc
+// take more registers for no gain (benchmarks/tune_tile_kernel.sh, docs/benchmarks.md).
 #ifdef NARUMI_TILE_MIN_BLOCKS
 #define NARUMI_TILE_LAUNCH_BOUNDS __launch_bounds__(THREADS, NARUMI_TILE_MIN_BLOCKS)
 #else
