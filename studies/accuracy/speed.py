@@ -6,7 +6,8 @@ Every variant gets its own Context on the same platform; one force evaluation = 
 in --rounds interleaved rounds of about --seconds each, so a clock or thermal drift hits all of them alike; the
 table gives the median rate and the spread (min-max) of the rounds, and the ratio of medians to method A.
   system2     System 2 (65,536 LJ particles, NoCutoff): pairwise interactions per second, N^2 per evaluation
-              (every pair is computed from both sides, as in the paper's scheme and in the kernel)
+              (counted as the paper counts them: its kernel computes every pair from both sides; this kernel has
+              computed each pair once since 2026-11-23, so the rate counts each computed pair twice)
   production  the DHFR water box (nonbonded force only, 1.0 nm RF): force evaluations per second
   md          the DHFR box as a full MD system (amber99sb, HBonds + rigid water, VerletIntegrator 2 fs): ns/day
 """

@@ -22,6 +22,7 @@
  */
 
 #include <climits>
+#include <cstring>
 
 namespace NarumiPlugin {
 
@@ -113,11 +114,15 @@ __device__ inline void narumiAdd(NarumiAccumulator& a, float y) {
  * returns between two carries (|partial sum| >= 2^20 kJ/mol/nm mid-tile, i.e. a blown-up system) would only shift
  * the rounding grid of those few terms by one binade; the saving is three integer instructions per term.
  */
+__device__ inline void narumiAddUnchecked(float& hi, int& lo, float y) {
+    float sum = __fadd_rn(hi, y);
+    float residual = __fsub_rn(y, __fsub_rn(sum, hi));
+    hi = sum;
+    lo += narumiResidualUnits(residual);
+}
+
 __device__ inline void narumiAddUnchecked(NarumiAccumulator& a, float y) {
-    float sum = __fadd_rn(a.hi, y);
-    float residual = __fsub_rn(y, __fsub_rn(sum, a.hi));
-    a.hi = sum;
-    a.lo += narumiResidualUnits(residual);
+    narumiAddUnchecked(a.hi, a.lo, y);
 }
 
 /**
@@ -147,6 +152,21 @@ __host__ __device__ inline double narumiToDouble(const NarumiAccumulator& a) {
 __host__ __device__ inline long long narumiToFixedPoint(const NarumiAccumulator& a) {
     long long hiUnits = (long long) (((double) a.hi - (double) NARUMI_LARGE) * (double) (1LL << NARUMI_LOW_FRACTION_BITS));
     return (hiUnits + (long long) a.lo) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+}
+
+/**
+ * The value of (hi, lo) in units of lo, by integer arithmetic alone: hi = 2^21 (1 + m 2^-23) with m its 23 fraction
+ * bits, so hi - LARGE = (m - 2^22) HI_UNIT, and one HI_UNIT is 2^23 units of lo.  Only for hi inside its binade.
+ */
+__host__ __device__ inline long long narumiUnitsInBinade(float hi, int lo) {
+#ifdef __CUDA_ARCH__
+    unsigned int bits = __float_as_uint(hi);
+#else
+    unsigned int bits;
+    std::memcpy(&bits, &hi, sizeof(bits));
+#endif
+    long long fraction = bits & ((1u << 23) - 1);
+    return ((fraction - (1LL << 22)) << NARUMI_LOW_KEPT_BITS) + lo;
 }
 
 /**

@@ -16,7 +16,8 @@ enum NarumiCoulombKind : int {
     NARUMI_COULOMB_NONE = 0,        // NoCoulomb
     NARUMI_COULOMB_PLAIN = 1,       // NoCutoff: k q q / r
     NARUMI_COULOMB_REACTION_FIELD = 2,
-    NARUMI_COULOMB_SHIFTED = 3      // k q q / r (1 - r^2/rc^2)^2
+    NARUMI_COULOMB_SHIFTED = 3,     // k q q / r (1 - r^2/rc^2)^2
+    NARUMI_COULOMB_ANY = -1         // a kernel compiled for every form, reading it from NarumiPairConstants
 };
 
 struct NarumiPairConstants {

@@ -71,28 +71,33 @@ __device__ inline float narumiLennardJones(float invR2, float sigma, float eps4,
  * Energy of a non-excluded pair at squared distance r2 < cutoff2 and its (dE/dr)/r, so that the force on i is
  * (dE/dr)/r * (r_j - r_i).  kq = k q_i q_j, sigma = (sigma_i + sigma_j)/2, eps4 = 4 sqrt(eps_i eps_j).
  */
+template <int COULOMB = NARUMI_COULOMB_ANY>
 __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2, float kq, float sigma, float eps4,
                                          float& dEdrOverR) {
+    // COULOMB fixes the form at compile time (the same operations either way, so the same bits).
+    const int coulombKind = (COULOMB == NARUMI_COULOMB_ANY ? c.coulombKind : COULOMB);
     float invR = narumiRsqrt(r2);
     float invR2 = __fmul_rn(invR, invR);
     float energy = 0.0f;
     dEdrOverR = 0.0f;
-    if (c.coulombKind == NARUMI_COULOMB_PLAIN) {
+    if (coulombKind == NARUMI_COULOMB_PLAIN) {
         energy = __fmul_rn(kq, invR);
         dEdrOverR = -__fmul_rn(energy, invR2);
     }
-    else if (c.coulombKind == NARUMI_COULOMB_REACTION_FIELD) {
+    else if (coulombKind == NARUMI_COULOMB_REACTION_FIELD) {
         energy = __fmul_rn(kq, __fsub_rn(__fmaf_rn(c.krf, r2, invR), c.crf));
         dEdrOverR = __fmul_rn(kq, __fmaf_rn(-invR, invR2, __fmul_rn(2.0f, c.krf)));
     }
-    else if (c.coulombKind == NARUMI_COULOMB_SHIFTED) {
+    else if (coulombKind == NARUMI_COULOMB_SHIFTED) {
         float oneMinusX = __fmaf_rn(-r2, c.invCutoff2, 1.0f);
         float kqOverR = __fmul_rn(kq, invR);
         energy = __fmul_rn(__fmul_rn(kqOverR, oneMinusX), oneMinusX);
         // d/dr [kq/r (1-x)^2] / r = -kq (1-x)^2 / r^3 - 4 kq (1-x) / (rc^2 r)
         dEdrOverR = -__fmaf_rn(energy, invR2, __fmul_rn(__fmul_rn(4.0f, kqOverR), __fmul_rn(oneMinusX, c.invCutoff2)));
     }
-    if (eps4 != 0.0f) {
+    // No branch on eps4: for eps4 = 0 the terms are exactly 0, and a branch here costs the pair loop more than the
+    // Lennard-Jones arithmetic of the lanes that do not need it.
+    {
         float ljDerivative;
         float lj = narumiLennardJones(invR2, sigma, eps4, ljDerivative);
         float r = c.useSwitch ? __fmul_rn(r2, invR) : 0.0f;

@@ -13,6 +13,14 @@
  *
  *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
  *
+ * and, for the partner atoms j of a tile (Newton's third law: each pair is computed once, and j's share summed in
+ * shared memory for the tile's at most 32 terms, then merged into the global sum):
+ *
+ *   Partner         the shared-memory sum of one component of one partner atom over one tile
+ *   partnerZero()   an empty Partner
+ *   addPartner(p, y, sums, atom, component, errors)   add a term exactly as add(y) would
+ *   flushPartner(p, sums, atom, component, errors)    merge p into the global sum of atom's component
+ *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
  * depend on the order of the terms, and term(y) cancels add(y) exactly.  SingleFloat and DoubleFloat (the paper's
  * methods A and B) sum in floating point and merge with floating-point atomics: order-dependent by design.
@@ -23,41 +31,36 @@
 
 namespace NarumiPlugin {
 
-/** OpenMM's fixed point: 2^32 units per kJ/mol or kJ/mol/nm. */
-constexpr float NARUMI_FIXED_POINT_SCALE = 4294967296.0f;
 /** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
 constexpr float NARUMI_LARGE_TERM = 32768.0f;
 /** A term must stay below 2^31 to have a 64-bit fixed-point value at OpenMM's scale. */
 constexpr float NARUMI_FIXED_POINT_LIMIT = 2147483648.0f;
 
 /**
- * Round a float term to OpenMM's fixed point: exact (a float times 2^32 is an integer unless tiny) and odd.  A term
- * beyond the range (or NaN) raises NARUMI_ERROR_TERM_RANGE and saturates (NaN gives 0), still as a function of the
- * term alone, so that an excluded pair cancels even then; the host never lets such an evaluation pass silently.
+ * A float term rounded to nearest on the grid 2^-FRACTION_BITS, in OpenMM's fixed point (units of 2^-32): exact (a
+ * float times a power of two is an integer unless tiny) and odd.  A term beyond OpenMM's range (or NaN) raises
+ * NARUMI_ERROR_TERM_RANGE and saturates (NaN gives 0), still as a function of the term alone, so that an excluded
+ * pair cancels even then; the host never lets such an evaluation pass silently.
  */
-__device__ inline long long narumiFixedPointTerm(float y, int& errors) {
+template <int FRACTION_BITS>
+__device__ inline long long narumiRoundedTerm(float y, int& errors) {
+    static_assert(FRACTION_BITS <= 32, "the grid must be part of OpenMM's 2^-32 grid");
     if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
         errors |= NARUMI_ERROR_TERM_RANGE;
         const long long saturated = 0x7fffffff00000000LL;
         return y > 0.0f ? saturated : (y < 0.0f ? -saturated : 0);
     }
-    return __float2ll_rn(__fmul_rn(y, NARUMI_FIXED_POINT_SCALE));
+    return __float2ll_rn(__fmul_rn(y, (float) (1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
 }
 
-/** lo's grid, 2^25 units per kJ/mol or kJ/mol/nm, as a float factor (exact: a power of two). */
-constexpr float NARUMI_GRID_SCALE = (float) (1LL << NARUMI_LOW_FRACTION_BITS);
+/** OpenMM's own rounding of a term: llrint(y * 2^32). */
+__device__ inline long long narumiFixedPointTerm(float y, int& errors) {
+    return narumiRoundedTerm<32>(y, errors);
+}
 
-/**
- * What a Narumi pair adds for a term y, in OpenMM's fixed point: rint(y * 2^25) * 2^7 (NarumiAccumulator.cuh).  Out of
- * range (or NaN) it saturates and raises NARUMI_ERROR_TERM_RANGE, as narumiFixedPointTerm does.
- */
+/** What a Narumi pair adds for a term y, in OpenMM's fixed point: rint(y * 2^25) * 2^7 (NarumiAccumulator.cuh). */
 __device__ inline long long narumiGridTerm(float y, int& errors) {
-    if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
-        errors |= NARUMI_ERROR_TERM_RANGE;
-        const long long saturated = 0x7fffffff00000000LL;
-        return y > 0.0f ? saturated : (y < 0.0f ? -saturated : 0);
-    }
-    return __float2ll_rn(__fmul_rn(y, NARUMI_GRID_SCALE)) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+    return narumiRoundedTerm<NARUMI_LOW_FRACTION_BITS>(y, errors);
 }
 
 /**
@@ -116,6 +119,34 @@ struct NarumiTermAccumulator {
     __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
         atomicAdd(sums.energyFixed, (unsigned long long) value);
     }
+
+    /**
+     * A Narumi pair without its range word (8 bytes, so that a warp's rotating accesses hit distinct banks): at most
+     * 32 terms below NARUMI_LARGE_TERM = 2^15 sum to less than 2^20, so one tile needs neither a carry nor a range test.
+     */
+    struct Partner {
+        float hi;
+        int lo;
+    };
+    __device__ static Partner partnerZero() {
+        return Partner{NARUMI_LARGE, 0};
+    }
+    /** Large terms (excluded bonded pairs only) go straight to the global sum, rounded onto the same grid. */
+    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
+        if (fabsf(y) < NARUMI_LARGE_TERM)
+            narumiAddUnchecked(p.hi, p.lo, y);
+        else
+            addForceTerm(sums, atom, component, narumiGridTerm(y, errors));
+    }
+    __device__ static void flushPartner(const Partner& p, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
+        if (narumiExponentError(p.hi) != 0) {
+            errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
+            return;
+        }
+        long long value = narumiUnitsInBinade(p.hi, p.lo) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+        if (value != 0)
+            addForceTerm(sums, atom, component, value);
+    }
 };
 
 /** OpenMM-style 64-bit fixed point for every term (exact, order-independent, one 64-bit add per term). */
@@ -152,6 +183,18 @@ struct FixedPoint64TermAccumulator {
     __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
         atomicAdd(sums.energyFixed, (unsigned long long) value);
     }
+
+    using Partner = long long;
+    __device__ static Partner partnerZero() {
+        return 0;
+    }
+    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int& errors) {
+        p += narumiFixedPointTerm(y, errors);
+    }
+    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        if (p != 0)
+            addForceTerm(sums, atom, component, p);
+    }
 };
 
 /** Narumi's method A: float sums, merged with float atomics. */
@@ -181,6 +224,18 @@ struct SingleFloatTermAccumulator {
     }
     __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, float value) {
         atomicAdd(sums.energyFloat, value);
+    }
+
+    using Partner = float;
+    __device__ static Partner partnerZero() {
+        return 0.0f;
+    }
+    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
+        p += y;
+    }
+    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        if (p != 0.0f)
+            addForceTerm(sums, atom, component, p);
     }
 };
 
@@ -212,6 +267,18 @@ struct DoubleFloatTermAccumulator {
     __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, double value) {
         atomicAdd(sums.energyDouble, value);
     }
+
+    using Partner = double;
+    __device__ static Partner partnerZero() {
+        return 0.0;
+    }
+    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
+        p += (double) y;
+    }
+    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        if (p != 0.0)
+            addForceTerm(sums, atom, component, p);
+    }
 };
 
 /** The three components of one pair force, one add() each. */
@@ -233,6 +300,33 @@ __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator
         x.add(f.x);
         y.add(f.y);
         z.add(f.z);
+    }
+}
+
+/** A pair force's three components into a partner's three shared sums, one addPartner() each. */
+template <class Accumulator>
+__device__ inline void addPartnerVector(typename Accumulator::Partner& x, typename Accumulator::Partner& y,
+                                        typename Accumulator::Partner& z, float3 f, const NarumiGlobalSums& sums, int atom,
+                                        int& errors) {
+    Accumulator::addPartner(x, f.x, sums, atom, 0, errors);
+    Accumulator::addPartner(y, f.y, sums, atom, 1, errors);
+    Accumulator::addPartner(z, f.z, sums, atom, 2, errors);
+}
+
+/** Narumi: one range test for the pair (a NaN component reaches hi, whose range flushPartner checks). */
+template <>
+__device__ inline void addPartnerVector<NarumiTermAccumulator>(NarumiTermAccumulator::Partner& x, NarumiTermAccumulator::Partner& y,
+                                                               NarumiTermAccumulator::Partner& z, float3 f,
+                                                               const NarumiGlobalSums& sums, int atom, int& errors) {
+    if (fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM) {
+        narumiAddUnchecked(x.hi, x.lo, f.x);
+        narumiAddUnchecked(y.hi, y.lo, f.y);
+        narumiAddUnchecked(z.hi, z.lo, f.z);
+    }
+    else {
+        NarumiTermAccumulator::addPartner(x, f.x, sums, atom, 0, errors);
+        NarumiTermAccumulator::addPartner(y, f.y, sums, atom, 1, errors);
+        NarumiTermAccumulator::addPartner(z, f.z, sums, atom, 2, errors);
     }
 }
 

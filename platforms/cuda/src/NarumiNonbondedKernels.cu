@@ -13,10 +13,11 @@
  *                     then add the exception's own interaction
  *   finish            merge float/double sums (methods A, B), add the energy to OpenMM's energy buffer
  *
- * Every pair is computed twice, once from each side (no Newton's third law), like the paper's j-parallel kernel:
- * each thread keeps one atom's force in registers for a whole run of tiles, with no atomics in the pair loop.  (A
- * Newton's-third-law variant that passed the j sums round the warp by shuffles was slower on the H100: the Narumi
- * pair of every j component had to travel with it.)
+ * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
+ * registers for a whole run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
+ * their partners in rotation, so that no two touch the same one; they are merged into OpenMM's buffer once per tile.
+ * (Passing the partners' (hi, lo) pairs round the warp by shuffles instead was slower.)  The pairs inside a block are
+ * computed from both sides.
  */
 
 #include "NarumiNonbondedLaunch.h"
@@ -373,11 +374,13 @@ __device__ bool atomNearBounds(const NarumiNonbondedData& d, float4 position, fl
 constexpr int BLOCKS_IN_FLIGHT = 4;
 
 /**
- * One warp per block I: every atom that can be within the cutoff of I's bounding box, found superblock by superblock,
- * block by block (boxes within the cutoff), then J's atoms one per lane, packed 32 to a tile into block I's segment of
- * tileAtoms (the last tile padded with -1).  Filtering atoms rather than taking whole blocks cuts the pairs a tile
- * kernel tests by about 2.7x on water.  A block with more tiles than a segment holds is flagged for the overflow
- * kernel and lists none; the largest count goes to the host, which then grows the segments.
+ * One warp per block I: its tiles, packed into block I's segment of tileAtoms.  The first tile is block I itself (the
+ * diagonal tile); then every atom of a later block J > I that can be within the cutoff of I's bounding box, found
+ * superblock by superblock, block by block (boxes within the cutoff), then J's atoms one per lane, 32 to a tile (the
+ * last one padded with -1).  Each pair of different blocks is thus listed once, by the lower block (Newton's third
+ * law in computeTiles), and filtering atoms rather than taking whole blocks cuts the pairs a tile tests by about
+ * 2.7x on water.  A block with more tiles than a segment holds is flagged for the overflow kernel and lists none;
+ * the largest count goes to the host, which then grows the segments.
  */
 __global__ void findNeighborTiles(NarumiNonbondedData d) {
     int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
@@ -386,16 +389,20 @@ __global__ void findNeighborTiles(NarumiNonbondedData d) {
     unsigned int lowerLanes = (1u << lane) - 1;
     long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
     int* segment = d.tileAtoms + blockI * capacityEntries;
-    int found = 0;
+    int ownSlot = 32 * blockI + lane;
+    segment[lane] = ownSlot < d.numAtoms ? ownSlot : -1;  // every segment holds at least one tile
+    int found = 32;
     float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
-    for (int firstSuperblock = 0; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
+    int superblockI = blockI / 32;
+    for (int firstSuperblock = superblockI - superblockI % 32; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
         int superblock = firstSuperblock + lane;
-        unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock < d.numSuperblocks &&
+        unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
             boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock]));
         while (nearSuperblocks != 0) {
             int first = 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1);
             nearSuperblocks &= nearSuperblocks - 1;
-            unsigned int candidates = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+            int blockJ = first + lane;
+            unsigned int candidates = __ballot_sync(FULL_MASK, blockJ > blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
             while (candidates != 0) {
                 // Several blocks J at once: their position loads are in flight together (a warp per block I is
                 // too few warps to hide one load's latency behind another warp's).  Same order as one by one.
@@ -463,33 +470,49 @@ struct AtomSums {
     }
 };
 
+/** A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums. */
+template <class Accumulator>
+struct TileStage {
+    float4 positions[32];
+    float2 lennardJones[32];
+    int slots[32];          // -1: no atom
+    int posqIndices[32];
+    typename Accumulator::Partner partnerSums[3][32];   // per component, so that rotating accesses hit distinct banks
+};
+
+/** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
+template <class Accumulator, int COULOMB>
+__device__ inline float3 pairForce(const NarumiNonbondedData& d, const AtomSums<Accumulator>& atom, float4 other, float2 otherLennardJones,
+                                   float3 delta, float r2, float& pairEnergy) {
+    float kq = __fmul_rn(atom.position.w, other.w);
+    float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
+    float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
+    float dEdrOverR;
+    pairEnergy = narumiPairEnergy<COULOMB>(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+    return make_float3(__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z));
+}
+
 /**
- * The pairs of one tile from i's side: lane's atom i against the 32 staged atoms.  With minimumImage = false every
- * displacement is taken as it is, which is bit for bit the minimum image whenever no component reaches half the
- * box (the image shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every pair inside the
- * cutoff counts.  The pair energy goes to the lower slot only.
+ * The diagonal tile (block I with itself) from i's side: lane's atom i against the 32 staged atoms, every pair met
+ * from both of its atoms, the energy added by the lower slot.  With minimumImage = false every displacement is
+ * taken as it is, which is bit for bit the minimum image whenever no component reaches half the box (the image
+ * shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every pair inside the cutoff counts.
  */
-template <class Accumulator, bool computeEnergy, bool minimumImage>
-__device__ void accumulateStagedPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
-                                      const float4* stagedPositions, const float2* stagedLennardJones, const int* stagedSlots) {
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB>
+__device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                        const TileStage<Accumulator>& stage) {
     bool valid = atom.slot < d.numAtoms;
     for (int k = 0; k < 32; k++) {
-        int slot = stagedSlots[k];
-        float4 other = stagedPositions[k];
+        int slot = stage.slots[k];
+        float4 other = stage.positions[k];
         float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
         if (minimumImage)
             delta = narumiMinimumImage(delta, d.box);
         float r2 = narumiSquaredLength(delta);
         if (valid && r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0) {
-            float2 otherLennardJones = stagedLennardJones[k];
-            float kq = __fmul_rn(atom.position.w, other.w);
-            float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
-            float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
-            float dEdrOverR;
-            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-            atom.fx.add(__fmul_rn(dEdrOverR, delta.x));
-            atom.fy.add(__fmul_rn(dEdrOverR, delta.y));
-            atom.fz.add(__fmul_rn(dEdrOverR, delta.z));
+            float pairEnergy;
+            float3 force = pairForce<Accumulator, COULOMB>(d, atom, other, stage.lennardJones[k], delta, r2, pairEnergy);
+            addVector(atom.fx, atom.fy, atom.fz, force);
             if (computeEnergy && atom.slot < slot)
                 energy.add(pairEnergy);
         }
@@ -497,20 +520,59 @@ __device__ void accumulateStagedPairs(const NarumiNonbondedData& d, AtomSums<Acc
 }
 
 /**
+ * A cross tile (block I against atoms of later blocks), each pair once: at step k lane i meets partner
+ * j = (i + k) mod 32, so the 32 lanes touch 32 different partners and j's share, exactly minus i's (the pair
+ * function is odd in delta), goes to j's sums in shared memory without atomics.  __syncwarp orders one step's
+ * writes before the next step's reads of the same partner by the neighbouring lane.  (Handing j's sums round the
+ * warp by shuffles instead, or computing every lane's pair without a branch on the cutoff, measured no faster.)
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB>
+__device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                     TileStage<Accumulator>& stage, int& errors) {
+    int lane = threadIdx.x % 32;
+    bool valid = atom.slot < d.numAtoms;
+#pragma unroll 4
+    for (int k = 0; k < 32; k++) {
+        int j = (lane + k) & 31;
+        float4 other = stage.positions[j];
+        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (valid && r2 < d.pair.cutoff2) {
+            float pairEnergy;
+            float3 force = pairForce<Accumulator, COULOMB>(d, atom, other, stage.lennardJones[j], delta, r2, pairEnergy);
+            addVector(atom.fx, atom.fy, atom.fz, force);
+            addPartnerVector<Accumulator>(stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j],
+                                          make_float3(-force.x, -force.y, -force.z), d.sums, stage.posqIndices[j], errors);
+            if (computeEnergy)
+                energy.add(pairEnergy);
+        }
+        __syncwarp();
+    }
+}
+
+/**
  * One tile for one warp: every lane's atom i of block I against 32 other atoms (otherSlot of each lane; -1: none),
- * staged in shared memory; i's side only (each pair is met again from the other atom's tile).  In a periodic box
- * the minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
+ * staged in shared memory.  The diagonal tile (I with itself) is computed from both sides of each pair; a cross
+ * tile once per pair, with the partners' sums merged into the global sums at its end.  In a periodic box the
+ * minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
  * lengths of every point of I's bounding box: no displacement of the tile needs an image shift.
  */
-template <class Accumulator, bool computeEnergy>
-__device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, AtomSums<Accumulator>& atom, Accumulator& energy,
-                               float4* stagedPositions, float2* stagedLennardJones, int* stagedSlots) {
+template <class Accumulator, bool computeEnergy, int COULOMB>
+__device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool diagonal, AtomSums<Accumulator>& atom,
+                               Accumulator& energy, TileStage<Accumulator>& stage, int& errors) {
     int lane = threadIdx.x % 32;
-    float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    // A missing atom sits at NaN: its r^2 < cutoff^2 test fails, so the pair loops need no test of the slot.
+    float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(NAN, NAN, NAN, 0.0f);
+    int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
-    stagedPositions[lane] = position;
-    stagedLennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
-    stagedSlots[lane] = otherSlot;
+    stage.positions[lane] = position;
+    stage.lennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
+    stage.slots[lane] = otherSlot;
+    stage.posqIndices[lane] = posqIndex;
+    for (int c = 0; c < 3; c++)
+        stage.partnerSums[c][lane] = Accumulator::partnerZero();
     __syncwarp();
     bool needsImages = false;
     if (d.box.periodic) {
@@ -521,10 +583,21 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, Atom
                                         fabsf(position.z - c.z) + h.z < 0.49f * d.box.size.z);
         needsImages = !__all_sync(FULL_MASK, inside);
     }
-    if (needsImages)
-        accumulateStagedPairs<Accumulator, computeEnergy, true>(d, atom, energy, stagedPositions, stagedLennardJones, stagedSlots);
-    else
-        accumulateStagedPairs<Accumulator, computeEnergy, false>(d, atom, energy, stagedPositions, stagedLennardJones, stagedSlots);
+    if (diagonal) {
+        if (needsImages)
+            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB>(d, atom, energy, stage);
+        else
+            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB>(d, atom, energy, stage);
+    }
+    else {
+        if (needsImages)
+            accumulateCrossPairs<Accumulator, computeEnergy, true, COULOMB>(d, atom, energy, stage, errors);
+        else
+            accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB>(d, atom, energy, stage, errors);
+        if (otherSlot >= 0)
+            for (int c = 0; c < 3; c++)
+                Accumulator::flushPartner(stage.partnerSums[c][lane], d.sums, posqIndex, c, errors);
+    }
     // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
     atom.fx.carry();
     atom.fy.carry();
@@ -547,11 +620,9 @@ __device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
 }
 
 /** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
-template <class Accumulator, bool computeEnergy>
+template <class Accumulator, bool computeEnergy, int COULOMB>
 __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
-    __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
-    __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
-    __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
+    __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     int numTiles = d.tileOffsets[d.numBlocks];
@@ -562,6 +633,7 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
+    int errors = 0;
     int blockI = blockOfTile(d, begin);
     atom.load(d, blockI * 32 + lane);
     for (int t = begin; t < end; t++) {
@@ -571,21 +643,21 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
                 blockI++;
             atom.load(d, blockI * 32 + lane);
         }
-        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + (t - d.tileOffsets[blockI])) + lane;
-        accumulateTile<Accumulator, computeEnergy>(d, d.tileAtoms[entry], atom, energy, stagedPositions[warpInBlock],
-                                                   stagedLennardJones[warpInBlock], stagedSlots[warpInBlock]);
+        int tileOfBlock = t - d.tileOffsets[blockI];
+        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
+        accumulateTile<Accumulator, computeEnergy, COULOMB>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy, stages[warpInBlock], errors);
     }
     atom.flush(d);
     if (computeEnergy)
         energy.flushEnergy(d.sums);
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
 }
 
-/** Blocks whose tiles did not all fit into the list: one warp per block I, against whole blocks J near it. */
+/** Blocks whose tiles did not all fit into the list: one warp per block I, against itself and whole later blocks J near it. */
 template <class Accumulator, bool computeEnergy>
 __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedData d) {
-    __shared__ float4 stagedPositions[WARPS_PER_BLOCK][32];
-    __shared__ float2 stagedLennardJones[WARPS_PER_BLOCK][32];
-    __shared__ int stagedSlots[WARPS_PER_BLOCK][32];
+    __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
     if (blockI >= d.numBlocks || !d.blockOverflows[blockI])
@@ -594,19 +666,23 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedDa
     atom.load(d, blockI * 32 + lane);
     Accumulator energy;
     energy.zero();
-    for (int first = 0; first < d.numBlocks; first += 32) {
-        unsigned int mask = __ballot_sync(FULL_MASK, first + lane < d.numBlocks && blocksInteract(d, blockI, first + lane));
+    int errors = 0;
+    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
         while (mask != 0) {
-            int blockJ = first + __ffs(mask) - 1;
+            int tileBlock = first + __ffs(mask) - 1;
             mask &= mask - 1;
-            int slot = blockJ * 32 + lane;
-            accumulateTile<Accumulator, computeEnergy>(d, slot < d.numAtoms ? slot : -1, atom, energy, stagedPositions[warpInBlock],
-                                                       stagedLennardJones[warpInBlock], stagedSlots[warpInBlock]);
+            int slot = tileBlock * 32 + lane;
+            accumulateTile<Accumulator, computeEnergy, NARUMI_COULOMB_ANY>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI,
+                                                                           atom, energy, stages[warpInBlock], errors);
         }
     }
     atom.flush(d);
     if (computeEnergy)
         energy.flushEnergy(d.sums);
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
 }
 
 // ---- exclude afterwards -----------------------------------------------------------------------------------------
@@ -722,7 +798,24 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
 
 template <class Accumulator, class PosT, bool computeEnergy>
 void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream, NarumiStageTimer* timer) {
-    computeTiles<Accumulator, computeEnergy><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+    // The pair kernel is compiled for each Coulomb form: a branch on it in the pair loop costs about 10%.
+    static const bool generic = std::getenv("NARUMI_COULOMB_GENERIC") != nullptr;
+    switch (generic ? (int) NARUMI_COULOMB_ANY : d.pair.coulombKind) {
+    case NARUMI_COULOMB_NONE:
+        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_NONE><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        break;
+    case NARUMI_COULOMB_PLAIN:
+        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        break;
+    case NARUMI_COULOMB_REACTION_FIELD:
+        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        break;
+    case NARUMI_COULOMB_SHIFTED:
+        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        break;
+    default:
+        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_ANY><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+    }
     markStage(timer, "computeTiles", stream);
     computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
     markStage(timer, "computeOverflowTiles", stream);
@@ -793,7 +886,7 @@ int narumiTileKernelBlocks() {
     int device, multiprocessors, blocksPerMultiprocessor;
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<NarumiTermAccumulator, true>, THREADS, 0),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<NarumiTermAccumulator, true, NARUMI_COULOMB_REACTION_FIELD>, THREADS, 0),
           "reading the occupancy");
     return multiprocessors * std::max(1, blocksPerMultiprocessor);
 }

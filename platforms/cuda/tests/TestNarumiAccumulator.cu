@@ -128,7 +128,8 @@ TEST_F(NarumiAccumulatorTest, SumsAreExactOnTheGridAndFarBetterThanFloat) {
         }
         const NarumiAccumulator& sum = sums.narumi[s];
         outOfRange += narumiOutOfRange(sum);
-        wrongBits += narumiToFixedPoint(sum) != units * (1LL << NARUMI_FIXED_POINT_SHIFT) || narumiToDouble(sum) != units * NARUMI_LOW_UNIT;
+        wrongBits += narumiToFixedPoint(sum) != units * (1LL << NARUMI_FIXED_POINT_SHIFT) || narumiToDouble(sum) != units * NARUMI_LOW_UNIT ||
+                     narumiUnitsInBinade(sum.hi, sum.lo) != units;  // the integer-only conversion of the pair kernel's tile sums
         maxNarumiError = std::max(maxNarumiError, (double) std::fabs(narumiToDouble(sum) - exact));
         maxFloatError = std::max(maxFloatError, (double) std::fabs(sums.single[s] - exact));
         totalUnits += units;
