@@ -9,7 +9,9 @@
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
-#   profile       benchmarks/profile_nonbonded.py (per-stage times) and, where ncu exists, ncu of OpenMM's pair kernel
+#   profile       benchmarks/profile_nonbonded.py (per-stage times next to whole steps; DHFR, ~100k and ~400k atoms)
+#   stages        benchmarks/dhfr_stage_times.py with the pair kernel compiled per Coulomb form and generic
+#   ncu           ncu of OpenMM's own pair kernel on DHFR (ncu does not see this plugin's kernels)
 # --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
 # alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
 # are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
@@ -102,6 +104,14 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     if wants profile; then
         echo "== profile: NarumiNonbondedForce stages next to whole steps"
         python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" || status=1
+    fi
+    if wants stages; then
+        echo "== DHFR stage times, pair kernel compiled per Coulomb form"
+        python3 benchmarks/dhfr_stage_times.py --data-dir "$data_dir" || status=1
+        echo "== DHFR stage times, pair kernel reading the Coulomb form at run time (NARUMI_COULOMB_GENERIC=1)"
+        NARUMI_COULOMB_GENERIC=1 python3 benchmarks/dhfr_stage_times.py --data-dir "$data_dir" || status=1
+    fi
+    if wants ncu; then
         ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
         if [ -n "$ncu_bin" ]; then
             # OpenMM's pair kernel on DHFR, 3 launches during MD steps (past the minimizer and warm-up); report in $out/ncu_*.txt.
