@@ -3,8 +3,9 @@
 
     [NARUMI_COULOMB_GENERIC=1] python3 benchmarks/dhfr_stage_times.py [--data-dir DIR] [--steps 300]
 
-Runs --steps VerletIntegrator steps of 1e-9 ps from DIR/5dfr_solv-cube_equil.pdb (amber99sb + tip3p, CutoffPeriodic
-1.0 nm reaction field, HBonds, mixed precision, CUDA platform) with NARUMI_PROFILE_STAGES=1, so the plugin prints the
+Runs --steps VerletIntegrator steps of 1e-9 ps from DIR/5dfr_solv-cube_equil.pdb (the system of
+benchmarks/nonbonded_speed.py: amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field, HBonds, hydrogen mass 1.5 amu;
+mixed precision, CUDA platform) with NARUMI_PROFILE_STAGES=1, so the plugin prints the
 mean time of every stage when the Context is deleted.  The atoms barely move, so every run, and every build of the
 kernels, sees the same neighbour tiles: differences between runs are the kernels'.  NARUMI_COULOMB_GENERIC=1 makes the
 pair kernel read the Coulomb form at run time instead of using the copy compiled for it (docs/benchmarks.md).
@@ -14,10 +15,10 @@ import os
 import sys
 
 import openmm
-import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from nonbonded_speed import create_system, dhfr  # the benchmark's own DHFR system, one definition
 
 
 def main():
@@ -25,18 +26,16 @@ def main():
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--steps", type=int, default=300)
     args = parser.parse_args()
-    path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
-    if not os.path.exists(path):
-        sys.exit(f"{path} not found (--data-dir)")
-    pdb = app.PDBFile(path)
-    forcefield = app.ForceField("amber99sb.xml", "tip3p.xml")
-    system = forcefield.createSystem(pdb.topology, nonbondedMethod=app.CutoffPeriodic, nonbondedCutoff=1.0 * unit.nanometer,
-                                     constraints=app.HBonds, hydrogenMass=1.5 * unit.amu)
+    found = dhfr(args.data_dir)
+    if found is None:
+        sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
+    _, topology, positions = found
+    system = create_system(topology)
     openmmnarumi.replaceNonbondedForces(system)
     integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
     os.environ["NARUMI_PROFILE_STAGES"] = "1"
     context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
-    context.setPositions(pdb.positions)
+    context.setPositions(positions)
     context.setVelocitiesToTemperature(300 * unit.kelvin, 1)
     integrator.step(args.steps)
     del context  # prints the stage times
