@@ -10,8 +10,10 @@
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
 #   profile       benchmarks/profile_nonbonded.py (per-stage times next to whole steps; DHFR, ~100k and ~400k atoms)
-#   stages        benchmarks/dhfr_stage_times.py with the pair kernel compiled per Coulomb form and generic
-#   ncu           ncu of OpenMM's own pair kernel on DHFR (ncu does not see this plugin's kernels)
+#   stages        benchmarks/dhfr_stage_times.py (NarumiNonbondedForce stage times on DHFR, atoms held still)
+#   ncu           ncu on DHFR steps of both forces (benchmarks/kernel_steps.py): every kernel's duration, then the
+#                 pair and neighbour-search kernels of both in detail ($OUT/ncu_*)
+# NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
 # --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
 # alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
 # are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
@@ -106,25 +108,33 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" || status=1
     fi
     if wants stages; then
-        echo "== DHFR stage times, pair kernel compiled per Coulomb form"
+        echo "== DHFR stage times (atoms held still)"
         python3 benchmarks/dhfr_stage_times.py --data-dir "$data_dir" || status=1
-        echo "== DHFR stage times, pair kernel reading the Coulomb form at run time (NARUMI_COULOMB_GENERIC=1)"
-        NARUMI_COULOMB_GENERIC=1 python3 benchmarks/dhfr_stage_times.py --data-dir "$data_dir" || status=1
     fi
     if wants ncu; then
         ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
         if [ -n "$ncu_bin" ]; then
-            # OpenMM's pair kernel on DHFR, 3 launches during MD steps (past the minimizer and warm-up); report in $out/ncu_*.txt.
-            # (ncu did not see this plugin's runtime-API kernels in that process; their stage times come from the timer.)
-            for kernel in computeNonbonded; do
-                echo "== ncu: $kernel (DHFR)"
-                timeout 200 "$ncu_bin" --clock-control none --kernel-name "regex:$kernel" --launch-skip 400 --launch-count 3 \
+            # Both forces' kernels on the same DHFR steps (benchmarks/kernel_steps.py), one process per force (ncu saw
+            # only the first Context of a process): first every kernel's duration, summed per name, then the pair and
+            # neighbour-search kernels in detail (stall reasons, instruction counts).
+            for force in ${NCU_FORCES:-openmm narumi}; do
+                echo "== ncu: every kernel's duration, $force (DHFR, 6 steps)"
+                timeout 200 "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
+                    python3 benchmarks/kernel_steps.py --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_durations_$force.txt" 2>&1 ||
+                    echo "ncu durations failed (see $out/ncu_durations_$force.txt)"
+                awk '/^  [A-Za-z_].*Invocations/ {name=$0} /gpu__time_duration.sum/ {print $NF " us  " name}' "$out/ncu_durations_$force.txt"
+            done
+            for force in ${NCU_FORCES:-openmm narumi}; do
+                echo "== ncu: $force pair and neighbour-search kernels in detail"
+                timeout 200 "$ncu_bin" --clock-control none --launch-skip 4 --launch-count 4 \
+                    --kernel-name "regex:computeTiles|findNeighborTiles|computeNonbonded|findInteractingBlocks" \
                     --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section Occupancy \
-                    --section LaunchStats --section WarpStateStats --section SchedulerStats \
-                    python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" --atoms --steps 500 > "$out/ncu_$kernel.txt" 2>&1 ||
-                    echo "ncu on $kernel failed (see $out/ncu_$kernel.txt)"
-                grep -E "Duration|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Registers Per Thread|Compute \(SM\) Throughput" \
-                    "$out/ncu_$kernel.txt" | head -n 24
+                    --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+                    --section SourceCounters --print-details all \
+                    python3 benchmarks/kernel_steps.py --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_$force.txt" 2>&1 ||
+                    echo "ncu on $force failed (see $out/ncu_$force.txt)"
+                grep -E "^  [A-Za-z_].*\(|Duration  |Instructions Executed  |Issue Slots Busy|Achieved Occupancy|Registers Per Thread  |Avg. Active Threads|Stall (No Instruction|Wait|Long Scoreboard|Short Scoreboard) " \
+                    "$out/ncu_$force.txt" | head -n 60
             done
         else
             echo "ncu not found: no kernel profile"

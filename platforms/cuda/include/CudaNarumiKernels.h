@@ -30,6 +30,8 @@ private:
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     void allocateTiles(int tilesPerBlock);
+    void allocateCandidates(int candidatesPerBlock);
+    /** The most tiles (or candidate blocks) a block's segment needs: every later block, within a memory bound. */
     int maxTilesPerBlock() const;
     /**
      * Act on the status words of the last evaluation: grow the tile list and report range errors.  With wait (an
@@ -48,6 +50,7 @@ private:
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
+    OpenMM::CudaArray candidateBlocks, candidateCounts;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;
     CUevent statusReady = nullptr;

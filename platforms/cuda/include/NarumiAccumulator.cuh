@@ -126,6 +126,36 @@ __device__ inline void narumiAddUnchecked(NarumiAccumulator& a, float y) {
 }
 
 /**
+ * A term split once for both atoms of a pair (Newton's third law): hiPart is y rounded to hi's grid (a multiple of
+ * HI_UNIT), loUnits the rest rounded to nearest in units of lo.  Adding (hiPart, loUnits) to one pair and subtracting
+ * it from another contributes +-rint(y * 2^25) units to each (hiPart is a whole number of units, the residual exact),
+ * exactly what narumiAdd contributes; after narumiCarry the bits are narumiAdd's too.  hi's additions are exact:
+ * multiples of HI_UNIT inside hi's binade.  Three float adds per term serve both atoms.  Precondition: |y| < 2^20.
+ */
+struct NarumiSplitTerm {
+    float hiPart;
+    int loUnits;
+};
+
+__device__ inline NarumiSplitTerm narumiSplit(float y) {
+    float shifted = __fadd_rn(y, NARUMI_LARGE);        // y rounded onto hi's grid, read off a float of hi's binade
+    float hiPart = __fsub_rn(shifted, NARUMI_LARGE);    // exact
+    float residual = __fsub_rn(y, hiPart);              // exact, |residual| <= HI_UNIT/2
+    return NarumiSplitTerm{hiPart, narumiResidualUnits(residual)};
+}
+
+/** (hi, lo) += term, or -= term: exact while the sum stays in range (checked by narumiCarry). */
+__device__ inline void narumiAddSplit(float& hi, int& lo, NarumiSplitTerm term) {
+    hi = __fadd_rn(hi, term.hiPart);
+    lo += term.loUnits;
+}
+
+__device__ inline void narumiSubtractSplit(float& hi, int& lo, NarumiSplitTerm term) {
+    hi = __fsub_rn(hi, term.hiPart);
+    lo -= term.loUnits;
+}
+
+/**
  * Normalize: move lo's top LOWER_SHIFT bits (a signed multiple of HI_UNIT) into hi, leaving 0 <= lo < 2^23
  * (Figure 8, lines 46-49).  Exact; afterwards (hi, lo) is the unique representation of the value.
  */

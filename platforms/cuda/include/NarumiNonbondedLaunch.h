@@ -14,9 +14,6 @@ enum class NarumiAccumulation : int { Narumi = 0, SingleFloat = 1, DoubleFloat =
 /** Bytes of temporary storage CUB needs to sort numAtoms keys and to scan numBlocks + 1 counts. */
 size_t narumiCubStorageBytes(int numAtoms, int numBlocks);
 
-/** Blocks that fill the current device once with the tile kernel (its grid). */
-int narumiTileKernelBlocks();
-
 /**
  * Per-stage GPU times of the evaluations (CUDA events between the launches), for profiling: created only when the
  * environment variable NARUMI_PROFILE_STAGES is set (else nullptr); every evaluation then waits for its events.

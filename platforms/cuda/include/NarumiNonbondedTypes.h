@@ -20,10 +20,14 @@ enum NarumiCoulombKind : int {
     NARUMI_COULOMB_ANY = -1         // a kernel compiled for every form, reading it from NarumiPairConstants
 };
 
+/** Lennard-Jones switching of a pair kernel: off, on, or read from NarumiPairConstants::useSwitch at run time. */
+constexpr int NARUMI_SWITCH_ANY = -1;
+
 struct NarumiPairConstants {
     float cutoff2;          // pairs with r^2 < cutoff2 interact (+infinity with NoCutoff)
     float invCutoff2;
     float krf, crf;         // reaction field, as OpenMM's NonbondedForce defines them
+    float twoKrf;           // 2 krf (exact), for the force
     float switchDistance;   // Lennard-Jones switching from here to the cutoff, when useSwitch
     float invSwitchWidth;
     int coulombKind;        // NarumiCoulombKind
@@ -60,6 +64,7 @@ struct NarumiGlobalSums {
 struct NarumiStatusWords {
     int errorFlags;
     int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
+    int candidatesPerBlockNeeded;   // the most candidate blocks any block has had (likewise)
 };
 
 /**
@@ -75,7 +80,7 @@ struct NarumiNonbondedData {
     int numSuperblocks;         // numBlocks / 32, rounded up
     int numExceptions;
     int tilesPerBlockCapacity;  // tiles a block's segment of the list holds; a block with more goes to the overflow kernel
-    int tileKernelBlocks;       // grid of the tile kernel (a full wave of the GPU)
+    int candidatesPerBlockCapacity; // candidate blocks a block's segment of candidateBlocks holds (likewise)
     // OpenMM's arrays.
     const void* posq;           // float4 or double4, per the template parameter of the kernels
     const int* atomIndex;       // posq index -> original atom index
@@ -99,7 +104,9 @@ struct NarumiNonbondedData {
     float4* superblockHalfExtents;
     int* tileCounts;            // per block I, its listed tiles (0 when it overflows); numBlocks + 1 entries, the last 0
     int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
-    int* blockOverflows;        // per block I: 1 when its tiles did not fit into its segment
+    int* candidateBlocks;       // per block I, the later blocks J whose boxes come within the cutoff of I's box
+    int* candidateCounts;       // per block I, its candidates (more than the capacity: I goes to the overflow kernel)
+    int* blockOverflows;        // per block I: 1 when its tiles or candidates did not fit into its segment
     int* tileAtoms;             // per block, tilesPerBlockCapacity tiles of 32 slots of atoms near it (-1 pads)
     void* cubStorage;
     size_t cubStorageBytes;

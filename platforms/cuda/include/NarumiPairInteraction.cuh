@@ -71,11 +71,12 @@ __device__ inline float narumiLennardJones(float invR2, float sigma, float eps4,
  * Energy of a non-excluded pair at squared distance r2 < cutoff2 and its (dE/dr)/r, so that the force on i is
  * (dE/dr)/r * (r_j - r_i).  kq = k q_i q_j, sigma = (sigma_i + sigma_j)/2, eps4 = 4 sqrt(eps_i eps_j).
  */
-template <int COULOMB = NARUMI_COULOMB_ANY>
+template <int COULOMB = NARUMI_COULOMB_ANY, int SWITCH = NARUMI_SWITCH_ANY>
 __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2, float kq, float sigma, float eps4,
                                          float& dEdrOverR) {
-    // COULOMB fixes the form at compile time (the same operations either way, so the same bits).
+    // COULOMB and SWITCH fix the form at compile time (the same operations either way, so the same bits).
     const int coulombKind = (COULOMB == NARUMI_COULOMB_ANY ? c.coulombKind : COULOMB);
+    const bool useSwitch = (SWITCH == NARUMI_SWITCH_ANY ? c.useSwitch != 0 : SWITCH != 0);
     float invR = narumiRsqrt(r2);
     float invR2 = __fmul_rn(invR, invR);
     float energy = 0.0f;
@@ -86,7 +87,7 @@ __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2,
     }
     else if (coulombKind == NARUMI_COULOMB_REACTION_FIELD) {
         energy = __fmul_rn(kq, __fsub_rn(__fmaf_rn(c.krf, r2, invR), c.crf));
-        dEdrOverR = __fmul_rn(kq, __fmaf_rn(-invR, invR2, __fmul_rn(2.0f, c.krf)));
+        dEdrOverR = __fmul_rn(kq, __fmaf_rn(-invR, invR2, c.twoKrf));
     }
     else if (coulombKind == NARUMI_COULOMB_SHIFTED) {
         float oneMinusX = __fmaf_rn(-r2, c.invCutoff2, 1.0f);
@@ -100,8 +101,8 @@ __device__ inline float narumiPairEnergy(const NarumiPairConstants& c, float r2,
     {
         float ljDerivative;
         float lj = narumiLennardJones(invR2, sigma, eps4, ljDerivative);
-        float r = c.useSwitch ? __fmul_rn(r2, invR) : 0.0f;
-        if (c.useSwitch && r > c.switchDistance) {
+        float r = useSwitch ? __fmul_rn(r2, invR) : 0.0f;
+        if (useSwitch && r > c.switchDistance) {
             // OpenMM's switching polynomial S(t) = 1 - 10 t^3 + 15 t^4 - 6 t^5 on t = (r - rs)/(rc - rs).
             float t = __fmul_rn(__fsub_rn(r, c.switchDistance), c.invSwitchWidth);
             float t2 = __fmul_rn(t, t);

@@ -12,6 +12,7 @@
  *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
  *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
+ *   addPairForce(...)      a pair force on i and, negated, on its partner j (each component split once for Narumi)
  *
  * and, for the partner atoms j of a tile (Newton's third law: each pair is computed once, and j's share summed in
  * shared memory for the tile's at most 32 terms, then merged into the global sum):
@@ -289,44 +290,88 @@ __device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z,
     z.add(f.z);
 }
 
-/** Narumi: one range test for the pair rather than one per component (NaN falls through to carry()'s check). */
+/**
+ * A pair force f on atom i (sums x, y, z) and -f on its partner j (shared sums px, py, pz; global index partnerAtom),
+ * Newton's third law in a cross tile: add() for i and addPartner() of -f for j.
+ */
+template <class Accumulator>
+__device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator& z, typename Accumulator::Partner& px,
+                                    typename Accumulator::Partner& py, typename Accumulator::Partner& pz, float3 f,
+                                    const NarumiGlobalSums& sums, int partnerAtom, int& errors) {
+    addVector(x, y, z, f);
+    Accumulator::addPartner(px, -f.x, sums, partnerAtom, 0, errors);
+    Accumulator::addPartner(py, -f.y, sums, partnerAtom, 1, errors);
+    Accumulator::addPartner(pz, -f.z, sums, partnerAtom, 2, errors);
+}
+
+/** A pair force rounded onto the Narumi grid in OpenMM's fixed point, and the error bits of that rounding. */
+struct NarumiGridVector {
+    long long x, y, z;
+    int errors;
+};
+
+/**
+ * The rare path of Narumi's pair forces (a component of 2^15 or more: excluded bonded pairs, overlaps): all three
+ * components onto the 2^-25 grid in 64-bit integers, which is what the Narumi pair would contribute for each of
+ * them too.  Not inlined, so that the pair loops stay small enough for the instruction cache.
+ */
+__device__ __noinline__ NarumiGridVector narumiGridVector(float3 f) {
+    NarumiGridVector g;
+    g.errors = 0;
+    g.x = narumiGridTerm(f.x, g.errors);
+    g.y = narumiGridTerm(f.y, g.errors);
+    g.z = narumiGridTerm(f.z, g.errors);
+    return g;
+}
+
+/** Whether every component of f takes the Narumi pair's path (a NaN component does, and its hi is then checked). */
+__device__ inline bool narumiSmallVector(float3 f) {
+    return fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM;
+}
+
+__device__ inline void addLargeVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z,
+                                      const NarumiGridVector& g) {
+    x.large += g.x;
+    y.large += g.y;
+    z.large += g.z;
+    x.errors |= g.errors;
+}
+
+/** Narumi: one range test for the pair rather than one per component. */
 __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z, float3 f) {
-    if (fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM) {
+    if (narumiSmallVector(f)) {
         narumiAddUnchecked(x.small, f.x);
         narumiAddUnchecked(y.small, f.y);
         narumiAddUnchecked(z.small, f.z);
     }
-    else {
-        x.add(f.x);
-        y.add(f.y);
-        z.add(f.z);
-    }
+    else
+        addLargeVector(x, y, z, narumiGridVector(f));
 }
 
-/** A pair force's three components into a partner's three shared sums, one addPartner() each. */
-template <class Accumulator>
-__device__ inline void addPartnerVector(typename Accumulator::Partner& x, typename Accumulator::Partner& y,
-                                        typename Accumulator::Partner& z, float3 f, const NarumiGlobalSums& sums, int atom,
-                                        int& errors) {
-    Accumulator::addPartner(x, f.x, sums, atom, 0, errors);
-    Accumulator::addPartner(y, f.y, sums, atom, 1, errors);
-    Accumulator::addPartner(z, f.z, sums, atom, 2, errors);
-}
-
-/** Narumi: one range test for the pair (a NaN component reaches hi, whose range flushPartner checks). */
-template <>
-__device__ inline void addPartnerVector<NarumiTermAccumulator>(NarumiTermAccumulator::Partner& x, NarumiTermAccumulator::Partner& y,
-                                                               NarumiTermAccumulator::Partner& z, float3 f,
-                                                               const NarumiGlobalSums& sums, int atom, int& errors) {
-    if (fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM) {
-        narumiAddUnchecked(x.hi, x.lo, f.x);
-        narumiAddUnchecked(y.hi, y.lo, f.y);
-        narumiAddUnchecked(z.hi, z.lo, f.z);
+/**
+ * Narumi: one range test per pair, and each component split once (narumiSplit) for both atoms, added to i's pair and
+ * subtracted from j's: three float adds and two integer adds per component instead of eight and two.  Large forces
+ * go to i's 64-bit sums and straight to j's global sum, rounded onto the same grid.
+ */
+__device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z,
+                                    NarumiTermAccumulator::Partner& px, NarumiTermAccumulator::Partner& py,
+                                    NarumiTermAccumulator::Partner& pz, float3 f, const NarumiGlobalSums& sums,
+                                    int partnerAtom, int& errors) {
+    if (narumiSmallVector(f)) {
+        NarumiSplitTerm tx = narumiSplit(f.x), ty = narumiSplit(f.y), tz = narumiSplit(f.z);
+        narumiAddSplit(x.small.hi, x.small.lo, tx);
+        narumiAddSplit(y.small.hi, y.small.lo, ty);
+        narumiAddSplit(z.small.hi, z.small.lo, tz);
+        narumiSubtractSplit(px.hi, px.lo, tx);
+        narumiSubtractSplit(py.hi, py.lo, ty);
+        narumiSubtractSplit(pz.hi, pz.lo, tz);
     }
     else {
-        NarumiTermAccumulator::addPartner(x, f.x, sums, atom, 0, errors);
-        NarumiTermAccumulator::addPartner(y, f.y, sums, atom, 1, errors);
-        NarumiTermAccumulator::addPartner(z, f.z, sums, atom, 2, errors);
+        NarumiGridVector g = narumiGridVector(f);
+        addLargeVector(x, y, z, g);
+        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 0, -g.x);
+        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 1, -g.y);
+        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 2, -g.z);
     }
 }
 

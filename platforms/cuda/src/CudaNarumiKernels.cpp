@@ -121,6 +121,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     pair.invCutoff2 = useCutoff ? (float) (1 / (cutoff * cutoff)) : 0.0f;
     double dielectric = force.getReactionFieldDielectric();
     pair.krf = useCutoff ? (float) ((dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff)) : 0.0f;
+    pair.twoKrf = 2 * pair.krf;
     pair.crf = useCutoff ? (float) (3 * dielectric / ((2 * dielectric + 1) * cutoff)) : 0.0f;
     pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
     pair.switchDistance = (float) force.getSwitchingDistance();
@@ -152,10 +153,13 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     blockOverflows.initialize<int>(cu, data.numBlocks, "narumiBlockOverflows");
     data.cubStorageBytes = narumiCubStorageBytes(numAtoms, data.numBlocks);
     cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
-    // A first guess (water at a 1 nm cutoff needs about 50 tiles per block); the first evaluation measures what is
-    // needed (blocks that do not fit are never lost, see computeOverflowTiles) and the segments then grow whenever
-    // an evaluation reports more.
+    // A first guess (water at a 1 nm cutoff needs about 20 tiles and 70 candidate blocks per block); the first
+    // evaluation measures what is needed (blocks that do not fit are never lost, see computeOverflowTiles) and the
+    // segments then grow whenever an evaluation reports more.
     allocateTiles(64);
+    candidateCounts.initialize<int>(cu, data.numBlocks, "narumiCandidateCounts");
+    data.candidateCounts = (int*) candidateCounts.getDevicePointer();
+    allocateCandidates(160);
 
     int paddedNumAtoms = cu.getPaddedNumAtoms();
     if (method == NarumiAccumulation::SingleFloat)
@@ -192,7 +196,6 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.sums.energyDouble = (double*) energyDouble.getDevicePointer();
     data.status = (NarumiStatusWords*) status.getDevicePointer();
     data.sums.errorFlags = &data.status->errorFlags;
-    data.tileKernelBlocks = narumiTileKernelBlocks();
 
     checkDriver(cuMemHostAlloc((void**) &pinnedStatus, sizeof(NarumiStatusWords), 0), "allocating pinned memory");
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
@@ -245,6 +248,17 @@ void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int tilesPerBlock) {
     data.tilesPerBlockCapacity = tilesPerBlock;
 }
 
+void CudaCalcNarumiNonbondedForceKernel::allocateCandidates(int candidatesPerBlock) {
+    candidatesPerBlock = max(1, min(candidatesPerBlock, maxTilesPerBlock()));
+    long long entries = (long long) candidatesPerBlock * data.numBlocks;
+    if (candidateBlocks.isInitialized())
+        candidateBlocks.resize(entries);
+    else
+        candidateBlocks.initialize<int>(cu, entries, "narumiCandidateBlocks");
+    data.candidateBlocks = (int*) candidateBlocks.getDevicePointer();
+    data.candidatesPerBlockCapacity = candidatesPerBlock;
+}
+
 void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     NarumiBox& box = data.box;
     box.size = make_float3((float) boxVectors[0][0], (float) boxVectors[1][1], (float) boxVectors[2][2]);
@@ -267,6 +281,8 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     // Blocks whose tiles did not fit were computed by the overflow kernel; grow the segments so that the next steps need not.
     if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock())
         allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
+    if (words.candidatesPerBlockNeeded > data.candidatesPerBlockCapacity && data.candidatesPerBlockCapacity < maxTilesPerBlock())
+        allocateCandidates(words.candidatesPerBlockNeeded + words.candidatesPerBlockNeeded / 8 + 4);
     tileListSized = true;
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),

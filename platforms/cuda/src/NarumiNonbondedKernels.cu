@@ -3,9 +3,10 @@
  *
  *   computeSortKeys   Hilbert key of every atom's cell (periodic: wrapped fractional coordinates); only every
  *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
- *   gatherSlots       float positions, charges and LJ parameters in slot order (every evaluation)
- *   computeBlockBounds, computeSuperblockBounds  bounding boxes of blocks and of superblocks (32 blocks)
- *   findNeighborTiles, (CUB scan)   per block I, the atoms that can be within the cutoff of I's bounding box,
+ *   gatherSlotsAndBounds  float positions, charges and LJ parameters in slot order (every evaluation), and the
+ *                     bounding boxes of blocks (32 slots) and of superblocks (32 blocks)
+ *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
+ *   findNeighborTiles, (CUB scan)   per block I, the atoms of its candidates within the cutoff of one of I's atoms,
  *                     packed 32 to a tile in I's segment of the list; the scan numbers the tiles
  *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
  *   computeOverflowTiles  blocks whose tiles did not fit into the list (none once the host has grown it)
@@ -241,85 +242,89 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
     }
 }
 
+/** One warp's min and max of a float over its lanes. */
+__device__ inline void warpMinMax(float& low, float& high) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        low = fminf(low, __shfl_xor_sync(FULL_MASK, low, offset));
+        high = fmaxf(high, __shfl_xor_sync(FULL_MASK, high, offset));
+    }
+}
+
+/** The bounding box of the lanes' points (low, high) as a centre and half extents, w the bounding radius, into lane 0's outputs. */
+__device__ inline void reduceBounds(float3 low, float3 high, float4& center, float4& halfExtents) {
+    warpMinMax(low.x, high.x);
+    warpMinMax(low.y, high.y);
+    warpMinMax(low.z, high.z);
+    float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
+    center = make_float4(low.x + half.x, low.y + half.y, low.z + half.z, 0.0f);
+    halfExtents = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
+}
+
+constexpr int SUPERBLOCK_THREADS = 32 * 32;
+
 /**
- * Positions in slot order.  Right after a sort every atom is wrapped into the box; between sorts an atom keeps the
- * periodic image nearest to its position at the previous evaluation, so that one crossing a face of the box does
- * not stretch its block's bounding box across the whole box (pairs use the minimum image either way).
+ * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
+ * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
+ * its blocks' boxes), in one launch.  Right after a sort every atom is wrapped into the box; between sorts an atom
+ * keeps the periodic image nearest to its position at the previous evaluation, so that one crossing a face of the box
+ * does not stretch its block's bounding box across the whole box (pairs use the minimum image either way).
  */
 template <class PosT>
-__global__ void gatherSlots(NarumiNonbondedData d, int keepImages) {
+__global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(NarumiNonbondedData d, int keepImages) {
+    __shared__ float4 lows[32], highs[32];
     const PosT* posq = (const PosT*) d.posq;
-    for (int slot = blockIdx.x * blockDim.x + threadIdx.x; slot < d.numSlots; slot += gridDim.x * blockDim.x) {
-        if (slot < d.numAtoms) {
-            int posqIndex = d.slotPosqIndex[slot];
-            int atom = d.atomIndex[posqIndex];
-            auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
-            float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
-            if (keepImages && d.box.periodic) {
-                float4 previous = d.slotPositions[slot];
-                float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
-                r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
-            }
-            float4 parameters = d.atomParameters[atom];
-            d.slotPositions[slot] = make_float4(r.x, r.y, r.z, parameters.x);
-            d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
-            d.slotOfAtom[atom] = slot;
+    const int slot = blockIdx.x * SUPERBLOCK_THREADS + threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int block = slot / 32;
+    float3 low = make_float3(INFINITY, INFINITY, INFINITY), high = make_float3(-INFINITY, -INFINITY, -INFINITY);
+    if (slot < d.numAtoms) {
+        int posqIndex = d.slotPosqIndex[slot];
+        int atom = d.atomIndex[posqIndex];
+        auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
+        float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
+        if (keepImages && d.box.periodic) {
+            float4 previous = d.slotPositions[slot];
+            float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
+            r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
         }
-        else {
-            d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
+        float4 parameters = d.atomParameters[atom];
+        d.slotPositions[slot] = make_float4(r.x, r.y, r.z, parameters.x);
+        d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
+        d.slotOfAtom[atom] = slot;
+        low = high = r;
+    }
+    else if (slot < d.numSlots) {
+        d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
+    }
+    if (block < d.numBlocks) {
+        float4 center, halfExtents;
+        reduceBounds(low, high, center, halfExtents);
+        if (lane == 0) {
+            d.blockCenters[block] = center;
+            d.blockHalfExtents[block] = halfExtents;
+            lows[warp] = make_float4(center.x - halfExtents.x, center.y - halfExtents.y, center.z - halfExtents.z, 0.0f);
+            highs[warp] = make_float4(center.x + halfExtents.x, center.y + halfExtents.y, center.z + halfExtents.z, 0.0f);
+        }
+    }
+    __syncthreads();
+    if (warp == 0) {
+        // Blocks past the last one repeat it.
+        int last = min(31, d.numBlocks - 1 - (int) blockIdx.x * 32);
+        float4 l = lows[min(lane, last)], h = highs[min(lane, last)];
+        float4 center, halfExtents;
+        reduceBounds(make_float3(l.x, l.y, l.z), make_float3(h.x, h.y, h.z), center, halfExtents);
+        if (lane == 0) {
+            // Widened by a relative 1e-6 so that float rounding of centre +- half extent cannot cut off a block's corner.
+            float3 slack = make_float3(1e-6f * (fabsf(center.x) + halfExtents.x) * 2 + 1e-6f, 1e-6f * (fabsf(center.y) + halfExtents.y) * 2 + 1e-6f,
+                                       1e-6f * (fabsf(center.z) + halfExtents.z) * 2 + 1e-6f);
+            float3 half = make_float3(halfExtents.x + slack.x, halfExtents.y + slack.y, halfExtents.z + slack.z);
+            d.superblockCenters[blockIdx.x] = center;
+            d.superblockHalfExtents[blockIdx.x] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
         }
     }
 }
 
 // ---- tiles ------------------------------------------------------------------------------------------------------
-
-__global__ void computeBlockBounds(NarumiNonbondedData d) {
-    for (int block = blockIdx.x * blockDim.x + threadIdx.x; block < d.numBlocks; block += gridDim.x * blockDim.x) {
-        int first = block * 32, last = min(first + 32, d.numAtoms);
-        float4 p = d.slotPositions[first];
-        float3 low = make_float3(p.x, p.y, p.z), high = low;
-        for (int slot = first + 1; slot < last; slot++) {
-            p = d.slotPositions[slot];
-            low = make_float3(fminf(low.x, p.x), fminf(low.y, p.y), fminf(low.z, p.z));
-            high = make_float3(fmaxf(high.x, p.x), fmaxf(high.y, p.y), fmaxf(high.z, p.z));
-        }
-        float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
-        d.blockCenters[block] = make_float4(low.x + half.x, low.y + half.y, low.z + half.z, 0.0f);
-        d.blockHalfExtents[block] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
-    }
-}
-
-/**
- * Bounding box of every superblock, 32 consecutive blocks (1024 atoms along the Hilbert curve): one warp each, a
- * lane per block.  The neighbour search tests a block against superblocks first and enters only those near it.
- */
-__global__ void computeSuperblockBounds(NarumiNonbondedData d) {
-    int superblock = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-    if (superblock >= d.numSuperblocks)
-        return;
-    int block = min(superblock * 32 + lane, d.numBlocks - 1);  // lanes past the last block repeat it
-    float4 c = d.blockCenters[block], h = d.blockHalfExtents[block];
-    float3 low = make_float3(c.x - h.x, c.y - h.y, c.z - h.z), high = make_float3(c.x + h.x, c.y + h.y, c.z + h.z);
-    for (int offset = 16; offset > 0; offset /= 2) {
-        low.x = fminf(low.x, __shfl_xor_sync(FULL_MASK, low.x, offset));
-        low.y = fminf(low.y, __shfl_xor_sync(FULL_MASK, low.y, offset));
-        low.z = fminf(low.z, __shfl_xor_sync(FULL_MASK, low.z, offset));
-        high.x = fmaxf(high.x, __shfl_xor_sync(FULL_MASK, high.x, offset));
-        high.y = fmaxf(high.y, __shfl_xor_sync(FULL_MASK, high.y, offset));
-        high.z = fmaxf(high.z, __shfl_xor_sync(FULL_MASK, high.z, offset));
-    }
-    if (lane == 0) {
-        // Widened by a relative 1e-6 so that float rounding of centre +- half extent cannot cut off a block's corner.
-        float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
-        float3 slack = make_float3(1e-6f * (fabsf(low.x) + fabsf(high.x)) + 1e-6f, 1e-6f * (fabsf(low.y) + fabsf(high.y)) + 1e-6f,
-                                   1e-6f * (fabsf(low.z) + fabsf(high.z)) + 1e-6f);
-        half = make_float3(half.x + slack.x, half.y + slack.y, half.z + slack.z);
-        d.superblockCenters[superblock] = make_float4(low.x + 0.5f * (high.x - low.x), low.y + 0.5f * (high.y - low.y),
-                                                      low.z + 0.5f * (high.z - low.z), 0.0f);
-        d.superblockHalfExtents[superblock] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
-    }
-}
 
 /**
  * Whether any point of box A (centre, half extents, bounding-sphere radius in w) can be within the cutoff of any
@@ -370,69 +375,204 @@ __device__ bool atomNearBounds(const NarumiNonbondedData& d, float4 position, fl
                               make_float4(0.0f, 0.0f, 0.0f, 0.0f));
 }
 
-/** Candidate blocks J whose atoms findNeighborTiles tests together. */
-constexpr int BLOCKS_IN_FLIGHT = 4;
-
 /**
- * One warp per block I: its tiles, packed into block I's segment of tileAtoms.  The first tile is block I itself (the
- * diagonal tile); then every atom of a later block J > I that can be within the cutoff of I's bounding box, found
- * superblock by superblock, block by block (boxes within the cutoff), then J's atoms one per lane, 32 to a tile (the
- * last one padded with -1).  Each pair of different blocks is thus listed once, by the lower block (Newton's third
- * law in computeTiles), and filtering atoms rather than taking whole blocks cuts the pairs a tile tests by about
- * 2.7x on water.  A block with more tiles than a segment holds is flagged for the overflow kernel and lists none;
- * the largest count goes to the host, which then grows the segments.
+ * One warp per block I: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock by
+ * superblock, into I's segment of candidateBlocks.  A block with more candidates than its segment holds goes to the
+ * overflow kernel (findNeighborTiles lists none for it); the largest count goes to the host, which then grows the
+ * segments.
  */
-__global__ void findNeighborTiles(NarumiNonbondedData d) {
-    int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+__global__ void findCandidateBlocks(NarumiNonbondedData d) {
+    const int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
     if (blockI >= d.numBlocks)
         return;
-    unsigned int lowerLanes = (1u << lane) - 1;
-    long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
-    int* segment = d.tileAtoms + blockI * capacityEntries;
-    int ownSlot = 32 * blockI + lane;
-    segment[lane] = ownSlot < d.numAtoms ? ownSlot : -1;  // every segment holds at least one tile
-    int found = 32;
-    float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
-    int superblockI = blockI / 32;
+    const unsigned int lowerLanes = (1u << lane) - 1;
+    int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
+    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    const int superblockI = blockI / 32;
+    int count = 0;
     for (int firstSuperblock = superblockI - superblockI % 32; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
         int superblock = firstSuperblock + lane;
         unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
             boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock]));
         while (nearSuperblocks != 0) {
-            int first = 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1);
+            int blockJ = 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1) + lane;
             nearSuperblocks &= nearSuperblocks - 1;
-            int blockJ = first + lane;
-            unsigned int candidates = __ballot_sync(FULL_MASK, blockJ > blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
-            while (candidates != 0) {
-                // Several blocks J at once: their position loads are in flight together (a warp per block I is
-                // too few warps to hide one load's latency behind another warp's).  Same order as one by one.
-                int slots[BLOCKS_IN_FLIGHT];
-                float4 positions[BLOCKS_IN_FLIGHT];
+            bool near = blockJ > blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
+            unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+            int entry = count + __popc(nearMask & lowerLanes);
+            if (near && entry < d.candidatesPerBlockCapacity)
+                segment[entry] = blockJ;
+            count += __popc(nearMask);
+        }
+    }
+    if (lane == 0) {
+        d.candidateCounts[blockI] = count;
+        atomicMax(&d.status->candidatesPerBlockNeeded, count);
+    }
+}
+
+/** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
+constexpr int SEARCH_WARPS = 8;
+/** Candidate blocks J whose atoms a search warp loads at once (their loads in flight together). */
+constexpr int BLOCKS_IN_FLIGHT = 4;
+/** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
+constexpr int STAGED_CAPACITY = 64;
+
+/** What the warps searching for block I's neighbours share. */
+struct NeighborSearchShared {
+    float4 atomsI[32];                                      // I's atoms relative to I's centre, w = |r|^2 / 2
+    int stagedSlots[SEARCH_WARPS][STAGED_CAPACITY];         // candidates that passed the box test, per warp
+    float4 stagedPositions[SEARCH_WARPS][STAGED_CAPACITY];  // their position relative to I's centre, w = |r|^2 / 2
+    int found;                                              // entries of I's segment written (the diagonal tile first)
+};
+
+/**
+ * Whether every atom within the cutoff of an atom of block I lies, in the image that the reduced minimum image of
+ * its displacement from I's centre picks, within the cutoff of that atom: then the search can compare plain
+ * distances to I's atoms.  True when the cutoff plus I's bounding radius is below half of every box width (the
+ * reduction then cannot pick another image), and always without periodicity.
+ */
+__device__ bool singlePeriodicCopy(const NarumiNonbondedData& d, float4 halfI) {
+    if (!d.box.periodic)
+        return true;
+    float reach = sqrtf(d.tileCutoff2) + halfI.w;
+    return reach < 0.49f * fminf(d.box.size.x, fminf(d.box.size.y, d.box.size.z));
+}
+
+/**
+ * The atom test of up to 32 staged candidates (lane l holds staged entry l, entries from `count` on are empty):
+ * with filterByAtoms, a candidate is kept if it is within the cutoff of at least one of I's atoms (OpenMM's filter,
+ * 26% fewer tiles on the DHFR box than the box test alone: benchmarks/tile_efficiency.py); else every candidate is
+ * kept.  Kept atoms are appended to I's segment; |r_i - r_j|^2 / 2 = w_i + w_j - r_i.r_j about I's centre, where
+ * all |r| are about a nm, so float rounding stays far below the cutoff's margin.
+ */
+__device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShared& s, int warp, int lane, int count,
+                                bool filterByAtoms, int* segment, long long capacityEntries) {
+    bool keep = lane < count;
+    if (keep && filterByAtoms) {
+        float4 r = s.stagedPositions[warp][lane];
+        float halfCutoff2 = 0.5f * d.tileCutoff2;
+        bool near = false;
+#pragma unroll 8
+        for (int k = 0; k < 32; k++) {
+            float4 a = s.atomsI[k];
+            float halfDistance2 = __fmaf_rn(-a.z, r.z, __fmaf_rn(-a.y, r.y, __fmaf_rn(-a.x, r.x, a.w + r.w)));
+            near |= halfDistance2 < halfCutoff2;
+        }
+        keep = near;
+    }
+    unsigned int keptMask = __ballot_sync(FULL_MASK, keep);
+    int base = 0;
+    if (lane == 0 && keptMask != 0)
+        base = atomicAdd(&s.found, __popc(keptMask));
+    base = __shfl_sync(FULL_MASK, base, 0);
+    int entry = base + __popc(keptMask & ((1u << lane) - 1));
+    if (keep && entry < capacityEntries)
+        segment[entry] = s.stagedSlots[warp][lane];
+}
+
+/**
+ * One thread block per block I, SEARCH_WARPS warps: I's tiles, packed into I's segment of tileAtoms.  The first tile
+ * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (findCandidateBlocks, dealt out to
+ * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
+ * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
+ * computeTiles).  The atoms' order in the segment depends on the warps' timing; the integer sums of Narumi and
+ * FixedPoint64 do not.  A block with more tiles than a segment holds (or more candidates) is flagged for the overflow
+ * kernel and lists none; the largest count goes to the host, which then grows the segments.
+ */
+__global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
+    __shared__ NeighborSearchShared s;
+    const int blockI = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const unsigned int lowerLanes = (1u << lane) - 1;
+    const long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
+    int* segment = d.tileAtoms + blockI * capacityEntries;
+    const int numCandidates = d.candidateCounts[blockI];
+    if (numCandidates > d.candidatesPerBlockCapacity) {
+        if (threadIdx.x == 0) {
+            d.tileCounts[blockI] = 0;
+            d.blockOverflows[blockI] = 1;
+        }
+        return;
+    }
+    const int* candidates = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
+    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    const bool shiftable = singlePeriodicCopy(d, halfI);
+    const bool filterByAtoms = shiftable && d.tileCutoff2 < INFINITY;
+    if (warp == 0) {
+        int ownSlot = 32 * blockI + lane;
+        segment[lane] = ownSlot < d.numAtoms ? ownSlot : -1;  // every segment holds at least one tile
+        // A missing atom of I is placed far away, where no candidate can be within the cutoff of it.
+        float4 p = ownSlot < d.numAtoms ? d.slotPositions[ownSlot] : make_float4(1e6f, 1e6f, 1e6f, 0.0f);
+        float3 r = make_float3(p.x - centerI.x, p.y - centerI.y, p.z - centerI.z);
+        s.atomsI[lane] = make_float4(r.x, r.y, r.z, 0.5f * (r.x * r.x + r.y * r.y + r.z * r.z));
+        if (lane == 0)
+            s.found = 32;
+    }
+    __syncthreads();
+    int staged = 0;  // this warp's staged candidates
+    // This warp's candidates are numbers warp, warp + SEARCH_WARPS, ...: 32 of them per pass, one per lane.
+    for (int pass = warp; pass < numCandidates; pass += 32 * SEARCH_WARPS) {
+        int mine = pass + SEARCH_WARPS * lane;
+        int myBlock = mine < numCandidates ? candidates[mine] : -1;
+        int inPass = min(32, (numCandidates - pass + SEARCH_WARPS - 1) / SEARCH_WARPS);
+        for (int next = 0; next < inPass; next += BLOCKS_IN_FLIGHT) {
+            int slots[BLOCKS_IN_FLIGHT];
+            float4 positions[BLOCKS_IN_FLIGHT];
 #pragma unroll
-                for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
-                    slots[u] = candidates != 0 ? 32 * (first + __ffs(candidates) - 1) + lane : d.numAtoms;
-                    candidates &= candidates - 1;
-                    if (slots[u] < d.numAtoms)
-                        positions[u] = d.slotPositions[slots[u]];
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                int blockJ = __shfl_sync(FULL_MASK, myBlock, min(next + u, 31));
+                slots[u] = next + u < inPass ? 32 * blockJ + lane : d.numAtoms;
+                if (slots[u] < d.numAtoms)
+                    positions[u] = d.slotPositions[slots[u]];
+            }
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                // The box test; in I's frame (the image nearest I's centre) when the atom test can follow.
+                bool near = false;
+                float3 r = make_float3(0.0f, 0.0f, 0.0f);
+                if (slots[u] < d.numAtoms) {
+                    if (shiftable) {
+                        r = make_float3(positions[u].x - centerI.x, positions[u].y - centerI.y, positions[u].z - centerI.z);
+                        if (d.box.periodic)
+                            r = narumiMinimumImage(r, d.box);
+                        float gx = fmaxf(0.0f, fabsf(r.x) - halfI.x), gy = fmaxf(0.0f, fabsf(r.y) - halfI.y),
+                              gz = fmaxf(0.0f, fabsf(r.z) - halfI.z);
+                        near = gx * gx + gy * gy + gz * gz < d.tileCutoff2;
+                    }
+                    else
+                        near = atomNearBounds(d, positions[u], centerI, halfI);
                 }
-#pragma unroll
-                for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
-                    bool near = slots[u] < d.numAtoms && atomNearBounds(d, positions[u], centerI, halfI);
-                    unsigned int nearMask = __ballot_sync(FULL_MASK, near);
-                    int entry = found + __popc(nearMask & lowerLanes);
-                    if (near && entry < capacityEntries)
-                        segment[entry] = slots[u];
-                    found += __popc(nearMask);
+                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                if (near) {
+                    int entry = staged + __popc(nearMask & lowerLanes);
+                    s.stagedSlots[warp][entry] = slots[u];
+                    s.stagedPositions[warp][entry] = make_float4(r.x, r.y, r.z, 0.5f * (r.x * r.x + r.y * r.y + r.z * r.z));
+                }
+                staged += __popc(nearMask);
+                __syncwarp();
+                if (staged >= 32) {
+                    appendNearAtoms(d, s, warp, lane, 32, filterByAtoms, segment, capacityEntries);
+                    __syncwarp();
+                    staged -= 32;
+                    if (lane < staged) {
+                        s.stagedSlots[warp][lane] = s.stagedSlots[warp][32 + lane];
+                        s.stagedPositions[warp][lane] = s.stagedPositions[warp][32 + lane];
+                    }
+                    __syncwarp();
                 }
             }
         }
     }
-    int tiles = (found + 31) / 32;
-    bool listed = (tiles <= d.tilesPerBlockCapacity);
+    if (staged > 0)
+        appendNearAtoms(d, s, warp, lane, staged, filterByAtoms, segment, capacityEntries);
+    __syncthreads();
+    const int found = s.found;
+    const int tiles = (found + 31) / 32;
+    const bool listed = (tiles <= d.tilesPerBlockCapacity);
     if (listed)
-        for (int entry = found + lane; entry < 32 * tiles; entry += 32)
+        for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
             segment[entry] = -1;
-    if (lane == 0) {
+    if (threadIdx.x == 0) {
         d.tileCounts[blockI] = listed ? tiles : 0;
         d.blockOverflows[blockI] = !listed;
         atomicMax(&d.status->tilesPerBlockNeeded, tiles);
@@ -445,14 +585,14 @@ __global__ void findNeighborTiles(NarumiNonbondedData d) {
 template <class Accumulator>
 struct AtomSums {
     int slot;
-    float4 position;
+    float4 position;    // NaN for a padding slot past the last atom, so that every r^2 < cutoff^2 test fails
     float2 lennardJones;
     float4 blockCenter, blockHalfExtents;   // of the atom's block I
     Accumulator fx, fy, fz;
 
     __device__ void load(const NarumiNonbondedData& d, int newSlot) {
         slot = newSlot;
-        position = d.slotPositions[slot];
+        position = slot < d.numAtoms ? d.slotPositions[slot] : make_float4(NAN, NAN, NAN, 0.0f);
         lennardJones = d.slotLennardJones[slot];
         blockCenter = d.blockCenters[slot / 32];
         blockHalfExtents = d.blockHalfExtents[slot / 32];
@@ -473,47 +613,47 @@ struct AtomSums {
 /** A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums. */
 template <class Accumulator>
 struct TileStage {
-    float4 positions[32];
+    float4 positions[32];   // NaN for no atom
     float2 lennardJones[32];
-    int slots[32];          // -1: no atom
     int posqIndices[32];
     typename Accumulator::Partner partnerSums[3][32];   // per component, so that rotating accesses hit distinct banks
 };
 
 /** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
-template <class Accumulator, int COULOMB>
-__device__ inline float3 pairForce(const NarumiNonbondedData& d, const AtomSums<Accumulator>& atom, float4 other, float2 otherLennardJones,
-                                   float3 delta, float r2, float& pairEnergy) {
-    float kq = __fmul_rn(atom.position.w, other.w);
-    float sigma = __fadd_rn(atom.lennardJones.x, otherLennardJones.x);
-    float eps4 = __fmul_rn(atom.lennardJones.y, otherLennardJones.y);
+template <int COULOMB, int SWITCH>
+__device__ inline float3 pairForce(const NarumiNonbondedData& d, float4 position, float2 lennardJones, float4 other,
+                                   float2 otherLennardJones, float3 delta, float r2, float& pairEnergy) {
+    float kq = __fmul_rn(position.w, other.w);
+    float sigma = __fadd_rn(lennardJones.x, otherLennardJones.x);
+    float eps4 = __fmul_rn(lennardJones.y, otherLennardJones.y);
     float dEdrOverR;
-    pairEnergy = narumiPairEnergy<COULOMB>(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+    pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(d.pair, r2, kq, sigma, eps4, dEdrOverR);
     return make_float3(__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z));
 }
 
 /**
- * The diagonal tile (block I with itself) from i's side: lane's atom i against the 32 staged atoms, every pair met
- * from both of its atoms, the energy added by the lower slot.  With minimumImage = false every displacement is
- * taken as it is, which is bit for bit the minimum image whenever no component reaches half the box (the image
- * shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every pair inside the cutoff counts.
+ * The diagonal tile (block I with itself) from i's side: lane's atom i against the 32 staged atoms (staged atom k is
+ * the block's atom k), every pair met from both of its atoms, the energy added by the lower one.  With minimumImage
+ * = false every displacement is taken as it is, which is bit for bit the minimum image whenever no component
+ * reaches half the box (the image shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every
+ * pair inside the cutoff counts.
  */
-template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB>
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
 __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
                                         const TileStage<Accumulator>& stage) {
-    bool valid = atom.slot < d.numAtoms;
+    const int lane = threadIdx.x % 32;
+    const float cutoff2 = d.pair.cutoff2;
     for (int k = 0; k < 32; k++) {
-        int slot = stage.slots[k];
         float4 other = stage.positions[k];
         float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
         if (minimumImage)
             delta = narumiMinimumImage(delta, d.box);
         float r2 = narumiSquaredLength(delta);
-        if (valid && r2 < d.pair.cutoff2 && slot != atom.slot && slot >= 0) {
+        if (r2 < cutoff2 && k != lane) {
             float pairEnergy;
-            float3 force = pairForce<Accumulator, COULOMB>(d, atom, other, stage.lennardJones[k], delta, r2, pairEnergy);
+            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy);
             addVector(atom.fx, atom.fy, atom.fz, force);
-            if (computeEnergy && atom.slot < slot)
+            if (computeEnergy && lane < k)
                 energy.add(pairEnergy);
         }
     }
@@ -526,12 +666,12 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
  * writes before the next step's reads of the same partner by the neighbouring lane.  (Handing j's sums round the
  * warp by shuffles instead, or computing every lane's pair without a branch on the cutoff, measured no faster.)
  */
-template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB>
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
 __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
                                      TileStage<Accumulator>& stage, int& errors) {
-    int lane = threadIdx.x % 32;
-    bool valid = atom.slot < d.numAtoms;
-#pragma unroll 4
+    const int lane = threadIdx.x % 32;
+    const float cutoff2 = d.pair.cutoff2;
+#pragma unroll 2
     for (int k = 0; k < 32; k++) {
         int j = (lane + k) & 31;
         float4 other = stage.positions[j];
@@ -539,12 +679,11 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
         if (minimumImage)
             delta = narumiMinimumImage(delta, d.box);
         float r2 = narumiSquaredLength(delta);
-        if (valid && r2 < d.pair.cutoff2) {
+        if (r2 < cutoff2) {
             float pairEnergy;
-            float3 force = pairForce<Accumulator, COULOMB>(d, atom, other, stage.lennardJones[j], delta, r2, pairEnergy);
-            addVector(atom.fx, atom.fy, atom.fz, force);
-            addPartnerVector<Accumulator>(stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j],
-                                          make_float3(-force.x, -force.y, -force.z), d.sums, stage.posqIndices[j], errors);
+            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
+            addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j], force,
+                         d.sums, stage.posqIndices[j], errors);
             if (computeEnergy)
                 energy.add(pairEnergy);
         }
@@ -559,17 +698,16 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
  * minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
  * lengths of every point of I's bounding box: no displacement of the tile needs an image shift.
  */
-template <class Accumulator, bool computeEnergy, int COULOMB>
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool diagonal, AtomSums<Accumulator>& atom,
                                Accumulator& energy, TileStage<Accumulator>& stage, int& errors) {
-    int lane = threadIdx.x % 32;
+    const int lane = threadIdx.x % 32;
     // A missing atom sits at NaN: its r^2 < cutoff^2 test fails, so the pair loops need no test of the slot.
     float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(NAN, NAN, NAN, 0.0f);
     int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
     stage.positions[lane] = position;
     stage.lennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
-    stage.slots[lane] = otherSlot;
     stage.posqIndices[lane] = posqIndex;
     for (int c = 0; c < 3; c++)
         stage.partnerSums[c][lane] = Accumulator::partnerZero();
@@ -585,15 +723,15 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     }
     if (diagonal) {
         if (needsImages)
-            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB>(d, atom, energy, stage);
+            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH>(d, atom, energy, stage);
         else
-            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB>(d, atom, energy, stage);
+            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage);
     }
     else {
         if (needsImages)
-            accumulateCrossPairs<Accumulator, computeEnergy, true, COULOMB>(d, atom, energy, stage, errors);
+            accumulateCrossPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH>(d, atom, energy, stage, errors);
         else
-            accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB>(d, atom, energy, stage, errors);
+            accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage, errors);
         if (otherSlot >= 0)
             for (int c = 0; c < 3; c++)
                 Accumulator::flushPartner(stage.partnerSums[c][lane], d.sums, posqIndex, c, errors);
@@ -619,8 +757,11 @@ __device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
     return low;
 }
 
-/** Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles. */
-template <class Accumulator, bool computeEnergy, int COULOMB>
+/**
+ * Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles.  One
+ * copy per Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -645,7 +786,8 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
         }
         int tileOfBlock = t - d.tileOffsets[blockI];
         long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
-        accumulateTile<Accumulator, computeEnergy, COULOMB>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy, stages[warpInBlock], errors);
+        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy,
+                                                                    stages[warpInBlock], errors);
     }
     atom.flush(d);
     if (computeEnergy)
@@ -674,8 +816,8 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedDa
             int tileBlock = first + __ffs(mask) - 1;
             mask &= mask - 1;
             int slot = tileBlock * 32 + lane;
-            accumulateTile<Accumulator, computeEnergy, NARUMI_COULOMB_ANY>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI,
-                                                                           atom, energy, stages[warpInBlock], errors);
+            accumulateTile<Accumulator, computeEnergy, NARUMI_COULOMB_ANY, NARUMI_SWITCH_ANY>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI,
+                                                                                             atom, energy, stages[warpInBlock], errors);
         }
     }
     atom.flush(d);
@@ -796,25 +938,45 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
 
 // ---- launching --------------------------------------------------------------------------------------------------
 
+/** Thread blocks of a full wave of the current GPU for a pair kernel (cached per kernel and device). */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+int computeTilesGrid() {
+    static int cachedDevice = -1, cachedBlocks = 0;
+    int device;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    if (device != cachedDevice) {
+        int multiprocessors, blocksPerMultiprocessor;
+        check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>,
+                                                            THREADS, 0), "reading the occupancy");
+        cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
+        cachedDevice = device;
+    }
+    return cachedBlocks;
+}
+
+template <class Accumulator, bool computeEnergy, int COULOMB>
+void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+    if (d.pair.useSwitch)
+        computeTiles<Accumulator, computeEnergy, COULOMB, 1><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 1>(), THREADS, 0, stream>>>(d);
+    else
+        computeTiles<Accumulator, computeEnergy, COULOMB, 0><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 0>(), THREADS, 0, stream>>>(d);
+}
+
 template <class Accumulator, class PosT, bool computeEnergy>
 void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream, NarumiStageTimer* timer) {
-    // The pair kernel is compiled for each Coulomb form: a branch on it in the pair loop costs about 10%.
-    static const bool generic = std::getenv("NARUMI_COULOMB_GENERIC") != nullptr;
-    switch (generic ? (int) NARUMI_COULOMB_ANY : d.pair.coulombKind) {
+    switch (d.pair.coulombKind) {
     case NARUMI_COULOMB_NONE:
-        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_NONE><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        launchComputeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_NONE>(d, stream);
         break;
     case NARUMI_COULOMB_PLAIN:
-        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        launchComputeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN>(d, stream);
         break;
     case NARUMI_COULOMB_REACTION_FIELD:
-        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
-        break;
-    case NARUMI_COULOMB_SHIFTED:
-        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        launchComputeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD>(d, stream);
         break;
     default:
-        computeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_ANY><<<d.tileKernelBlocks, THREADS, 0, stream>>>(d);
+        launchComputeTiles<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED>(d, stream);
     }
     markStage(timer, "computeTiles", stream);
     computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
@@ -836,12 +998,11 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
                                               d.numAtoms, 0, 30, stream), "sorting atoms");
         markStage(timer, "computeSortKeys+sort", stream);
     }
-    gatherSlots<PosT><<<blocksFor(d.numSlots), THREADS, 0, stream>>>(d, !resort);
-    markStage(timer, "gatherSlots", stream);
-    computeBlockBounds<<<blocksFor(d.numBlocks), THREADS, 0, stream>>>(d);
-    computeSuperblockBounds<<<blocksFor((long long) d.numSuperblocks * 32), THREADS, 0, stream>>>(d);
-    markStage(timer, "computeBlockBounds", stream);
-    findNeighborTiles<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    gatherSlotsAndBounds<PosT><<<d.numSuperblocks, SUPERBLOCK_THREADS, 0, stream>>>(d, !resort);
+    markStage(timer, "gatherSlotsAndBounds", stream);
+    findCandidateBlocks<<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+    markStage(timer, "findCandidateBlocks", stream);
+    findNeighborTiles<<<d.numBlocks, 32 * SEARCH_WARPS, 0, stream>>>(d);
     markStage(timer, "findNeighborTiles", stream);
     bytes = d.cubStorageBytes;
     check(cub::DeviceScan::ExclusiveSum(d.cubStorage, bytes, d.tileCounts, d.tileOffsets, d.numBlocks + 1, stream), "scanning tile counts");
@@ -882,14 +1043,6 @@ size_t narumiCubStorageBytes(int numAtoms, int numBlocks) {
     return std::max(sortBytes, scanBytes);
 }
 
-int narumiTileKernelBlocks() {
-    int device, multiprocessors, blocksPerMultiprocessor;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<NarumiTermAccumulator, true, NARUMI_COULOMB_REACTION_FIELD>, THREADS, 0),
-          "reading the occupancy");
-    return multiprocessors * std::max(1, blocksPerMultiprocessor);
-}
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
                            bool energyIsDouble, bool resort, cudaStream_t stream, NarumiStageTimer* timer) {

@@ -91,6 +91,28 @@ void sumOnDevice(const std::vector<float>& values, int length, int numSegments, 
     ASSERT_CUDA(cudaMemcpy(&result.outOfRangeFlag, flag.data, sizeof(int), cudaMemcpyDeviceToHost));
 }
 
+/**
+ * Newton's-third-law form of the pair kernel: each term split once (narumiSplit), added to one sum and subtracted
+ * from another, with a carry every NARUMI_CARRY_INTERVAL terms as the pair kernel carries after every tile.
+ */
+__global__ void sumSegmentsSplitKernel(const float* values, int length, int numSegments, NarumiAccumulator* added,
+                                       NarumiAccumulator* subtracted) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < numSegments; s += gridDim.x * blockDim.x) {
+        NarumiAccumulator plus = narumiZero(), minus = narumiZero();
+        for (int start = 0; start < length; start += NARUMI_CARRY_INTERVAL) {
+            for (int i = start; i < min(start + NARUMI_CARRY_INTERVAL, length); i++) {
+                NarumiSplitTerm term = narumiSplit(values[(size_t) i * numSegments + s]);
+                narumiAddSplit(plus.hi, plus.lo, term);
+                narumiSubtractSplit(minus.hi, minus.lo, term);
+            }
+            narumiCarry(plus);
+            narumiCarry(minus);
+        }
+        added[s] = plus;
+        subtracted[s] = minus;
+    }
+}
+
 class NarumiAccumulatorTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
@@ -268,6 +290,39 @@ TEST_F(NarumiAccumulatorTest, LowWordSurvivesTheLargestResiduals) {
         EXPECT_FALSE(narumiOutOfRange(sums.narumi[s]));
         EXPECT_EQ(narumiToDouble(sums.narumi[s]), length * narumiTermUnits(worst[s]) * NARUMI_LOW_UNIT) << worst[s];
     }
+}
+
+TEST_F(NarumiAccumulatorTest, SplitTermsGiveNarumiAddsBitsAndTheirExactNegation) {
+    // Pair-force-like terms plus ties on hi's grid (odd multiples of HI_UNIT/2) and on lo's, which the split and the
+    // two-sum of narumiAdd break in different places.
+    std::vector<float> values = pairForceLikeTerms((size_t) LENGTH * SEGMENTS, 2010);
+    for (size_t i = 0; i < values.size(); i += 7)
+        values[i] = (float) ((2 * (long long) (i % 4001) - 4001) * NARUMI_HI_UNIT / 2);
+    for (size_t i = 3; i < values.size(); i += 11)
+        values[i] = (float) ((2 * (long long) (i % 1001) - 1001) * NARUMI_LOW_UNIT / 2);
+    SegmentSums reference;
+    ASSERT_NO_FATAL_FAILURE(sumOnDevice(values, LENGTH, SEGMENTS, reference));
+    DeviceArray<float> deviceValues(values.size());
+    DeviceArray<NarumiAccumulator> added(SEGMENTS), subtracted(SEGMENTS);
+    ASSERT_TRUE(deviceValues.data && added.data && subtracted.data);
+    ASSERT_CUDA(cudaMemcpy(deviceValues.data, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice));
+    sumSegmentsSplitKernel<<<(SEGMENTS + 127) / 128, 128>>>(deviceValues.data, LENGTH, SEGMENTS, added.data, subtracted.data);
+    ASSERT_CUDA(cudaGetLastError());
+    std::vector<NarumiAccumulator> plus(SEGMENTS), minus(SEGMENTS);
+    ASSERT_CUDA(cudaMemcpy(plus.data(), added.data, SEGMENTS * sizeof(NarumiAccumulator), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(minus.data(), subtracted.data, SEGMENTS * sizeof(NarumiAccumulator), cudaMemcpyDeviceToHost));
+    int differ = 0, notNegated = 0;
+    for (int s = 0; s < SEGMENTS; s++) {
+        long long units = 0;
+        for (int i = 0; i < LENGTH; i++)
+            units += narumiTermUnits(term(values, SEGMENTS, i, s));
+        ASSERT_FALSE(narumiOutOfRange(plus[s]) || narumiOutOfRange(minus[s])) << "segment " << s;
+        differ += plus[s].hi != reference.narumi[s].hi || plus[s].lo != reference.narumi[s].lo ||
+                  narumiToFixedPoint(plus[s]) != units * (1LL << NARUMI_FIXED_POINT_SHIFT);
+        notNegated += narumiToFixedPoint(minus[s]) != -narumiToFixedPoint(plus[s]);
+    }
+    EXPECT_EQ(differ, 0) << "segments whose split sum is not narumiAdd's (hi, lo) after the carry";
+    EXPECT_EQ(notNegated, 0) << "segments whose subtracted sum is not exactly minus the added one";
 }
 
 } // namespace
