@@ -8,9 +8,10 @@ tiles.
 On the DHFR box (DIR/5dfr_solv-cube_equil.pdb) it prints, per ordering: the mean bounding-box volume of a block,
 the tiles per block when a tile is a pair of blocks whose boxes come within the cutoff (the test of the kernel,
 per-axis gaps at the centres' minimum image), the tiles per block when a tile is 32 atoms that can be within the
-cutoff of a block's box, the same for the kernel's half list (the block itself, then atoms of later blocks only, each
-pair once), and for each the fraction of tested pairs that are inside the cutoff.  This is the model
-behind the Hilbert sort and the atom-filtered tiles of platforms/cuda/src/NarumiNonbondedKernels.cu.
+cutoff of a block's box, the same for a half list (the block itself, then atoms of later blocks only, each pair once),
+and for the kernel's list: a half list of the atoms within the cutoff of at least one atom of the block (OpenMM's
+filter); for each the fraction of tested pairs that are inside the cutoff.  This is the model behind the Hilbert
+sort and the atom-filtered half list of platforms/cuda/src/NarumiNonbondedKernels.cu.
 """
 import argparse
 import os
@@ -56,7 +57,9 @@ def hilbert_keys(cells, bits=10):
 
 
 def tile_statistics(positions, box, order, cutoff, pairs_inside):
+    from scipy.spatial import cKDTree
     p = positions[order]
+    tree = cKDTree(p, boxsize=box)
     n = len(p)
     blocks = (n + 31) // 32
     low = np.array([p[b * 32:(b + 1) * 32].min(0) for b in range(blocks)])
@@ -67,7 +70,7 @@ def tile_statistics(positions, box, order, cutoff, pairs_inside):
     gap = np.maximum(0, np.abs(delta) - half[:, None, :] - half[None, :, :])
     near = (gap ** 2).sum(-1) < cutoff ** 2
     block_tiles = near.sum()
-    atom_tiles = half_tiles = 0
+    atom_tiles = half_tiles = kernel_tiles = 0
     for b in range(blocks):
         neighbors = np.nonzero(near[b])[0]
         atoms = np.concatenate([np.arange(j * 32, min((j + 1) * 32, n)) for j in neighbors])
@@ -75,13 +78,17 @@ def tile_statistics(positions, box, order, cutoff, pairs_inside):
         d -= np.round(d / box) * box
         inside = (np.maximum(0, np.abs(d) - half[b]) ** 2).sum(-1) < cutoff ** 2
         atom_tiles += int(np.ceil(inside.sum() / 32))
-        # The kernel's half list: the block itself (one diagonal tile), then atoms of later blocks only.
+        # A half list: the block itself (one diagonal tile), then atoms of later blocks only.
         half_tiles += 1 + int(np.ceil((inside & (atoms // 32 > b)).sum() / 32))
-    tested_block, tested_atom, tested_half = block_tiles * 1024, atom_tiles * 1024, half_tiles * 1024
+        # The kernel's list: atoms of later blocks within the cutoff of at least one of the block's atoms.
+        within = np.unique(np.concatenate(tree.query_ball_point(p[b * 32:(b + 1) * 32], cutoff)).astype(np.int64))
+        kernel_tiles += 1 + int(np.ceil((within // 32 > b).sum() / 32))
+    tested_block, tested_atom, tested_half, tested_kernel = block_tiles * 1024, atom_tiles * 1024, half_tiles * 1024, kernel_tiles * 1024
     return {"volume": float(np.prod(2 * half, axis=1).mean()), "block_tiles": block_tiles / blocks,
             "block_efficiency": 2 * pairs_inside / tested_block, "atom_tiles": atom_tiles / blocks,
             "atom_efficiency": 2 * pairs_inside / tested_atom, "half_tiles": half_tiles / blocks,
-            "half_efficiency": pairs_inside / tested_half}
+            "half_efficiency": pairs_inside / tested_half, "kernel_tiles": kernel_tiles / blocks,
+            "kernel_efficiency": pairs_inside / tested_kernel}
 
 
 def main():
@@ -102,12 +109,13 @@ def main():
     cells = np.clip((positions / box * 1024).astype(np.int64), 0, 1023)
     print(f"{len(positions)} atoms, cutoff {args.cutoff} nm, {pairs_inside} pairs inside")
     print("| order | block box volume (nm^3) | block-pair tiles per block | inside | atom tiles per block | inside "
-          "| half-list tiles per block | inside |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| half-list tiles per block | inside | atom-filtered half list (kernel) | inside |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, keys in (("Morton", morton_keys(cells)), ("Hilbert", hilbert_keys(cells))):
         s = tile_statistics(positions, box, np.argsort(keys, kind="stable"), args.cutoff, pairs_inside)
         print(f"| {name} | {s['volume']:.3f} | {s['block_tiles']:.1f} | {s['block_efficiency']:.1%} | "
-              f"{s['atom_tiles']:.1f} | {s['atom_efficiency']:.1%} | {s['half_tiles']:.1f} | {s['half_efficiency']:.1%} |")
+              f"{s['atom_tiles']:.1f} | {s['atom_efficiency']:.1%} | {s['half_tiles']:.1f} | {s['half_efficiency']:.1%} | "
+              f"{s['kernel_tiles']:.1f} | {s['kernel_efficiency']:.1%} |")
 
 
 if __name__ == "__main__":

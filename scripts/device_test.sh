@@ -10,7 +10,7 @@
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
 #   profile       benchmarks/profile_nonbonded.py (per-stage times next to whole steps; DHFR, ~100k and ~400k atoms)
-#   stages        benchmarks/dhfr_stage_times.py (NarumiNonbondedForce stage times on DHFR, atoms held still)
+#   stages        benchmarks/stage_times.py (NarumiNonbondedForce stage times on DHFR and boxes of $STAGE_WATER_ATOMS)
 #   ncu           ncu on DHFR steps of both forces (benchmarks/kernel_steps.py): every kernel's duration, then the
 #                 pair and neighbour-search kernels of both in detail ($OUT/ncu_*)
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
@@ -108,8 +108,8 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" || status=1
     fi
     if wants stages; then
-        echo "== DHFR stage times (atoms held still)"
-        python3 benchmarks/dhfr_stage_times.py --data-dir "$data_dir" || status=1
+        echo "== stage times (atoms held still)"
+        python3 benchmarks/stage_times.py --data-dir "$data_dir" --water-atoms ${STAGE_WATER_ATOMS:-} || status=1
     fi
     if wants ncu; then
         ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)

@@ -375,6 +375,9 @@ __device__ bool atomNearBounds(const NarumiNonbondedData& d, float4 position, fl
                               make_float4(0.0f, 0.0f, 0.0f, 0.0f));
 }
 
+/** Superblocks (findCandidateBlocks) or candidate blocks (findNeighborTiles) a warp loads at once. */
+constexpr int BLOCKS_IN_FLIGHT = 4;
+
 /**
  * One warp per block I: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock by
  * superblock, into I's segment of candidateBlocks.  A block with more candidates than its segment holds goes to the
@@ -395,14 +398,28 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
         unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
             boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock]));
         while (nearSuperblocks != 0) {
-            int blockJ = 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1) + lane;
-            nearSuperblocks &= nearSuperblocks - 1;
-            bool near = blockJ > blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ);
-            unsigned int nearMask = __ballot_sync(FULL_MASK, near);
-            int entry = count + __popc(nearMask & lowerLanes);
-            if (near && entry < d.candidatesPerBlockCapacity)
-                segment[entry] = blockJ;
-            count += __popc(nearMask);
+            // Several superblocks at once, their blocks' bounds loaded together (one warp per block I is too few
+            // warps to hide one load's latency behind another warp's).
+            int blocksJ[BLOCKS_IN_FLIGHT];
+            float4 centers[BLOCKS_IN_FLIGHT], halves[BLOCKS_IN_FLIGHT];
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                blocksJ[u] = nearSuperblocks != 0 ? 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1) + lane : d.numBlocks;
+                nearSuperblocks &= nearSuperblocks - 1;
+                if (blocksJ[u] < d.numBlocks) {
+                    centers[u] = d.blockCenters[blocksJ[u]];
+                    halves[u] = d.blockHalfExtents[blocksJ[u]];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                bool near = blocksJ[u] > blockI && blocksJ[u] < d.numBlocks && boundsWithinCutoff(d, centerI, halfI, centers[u], halves[u]);
+                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                int entry = count + __popc(nearMask & lowerLanes);
+                if (near && entry < d.candidatesPerBlockCapacity)
+                    segment[entry] = blocksJ[u];
+                count += __popc(nearMask);
+            }
         }
     }
     if (lane == 0) {
@@ -413,8 +430,6 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
 
 /** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
 constexpr int SEARCH_WARPS = 8;
-/** Candidate blocks J whose atoms a search warp loads at once (their loads in flight together). */
-constexpr int BLOCKS_IN_FLIGHT = 4;
 /** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
 constexpr int STAGED_CAPACITY = 64;
 

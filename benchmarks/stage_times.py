@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Stage times of NarumiNonbondedForce with the atoms held still, for comparing kernel variants.
+
+    python3 benchmarks/stage_times.py [--data-dir DIR] [--water-atoms 100000 400000] [--steps 300]
+
+For DHFR (DIR/5dfr_solv-cube_equil.pdb, skipped when absent) and TIP3P boxes of about --water-atoms atoms, with the
+system of benchmarks/nonbonded_speed.py (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field, HBonds, hydrogen
+mass 1.5 amu; mixed precision, CUDA platform), it runs --steps VerletIntegrator steps of 1e-9 ps with
+NARUMI_PROFILE_STAGES=1, so the plugin prints the mean time of every stage when the Context is deleted.  The atoms
+barely move, so every run, and every build of the kernels, sees the same neighbour tiles: differences between runs
+are the kernels'.  The timer waits for each evaluation's events, so short stages include their launch latency.
+"""
+import argparse
+import gc
+import os
+
+import openmm
+import openmm.unit as unit
+
+import openmmnarumi
+from nonbonded_speed import create_system, dhfr, water_box  # the benchmark's own systems, one definition
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--water-atoms", type=int, nargs="*", default=[])
+    parser.add_argument("--steps", type=int, default=300)
+    args = parser.parse_args()
+    systems = [s for s in [dhfr(args.data_dir)] if s is not None] + [water_box(n) for n in args.water_atoms]
+    if not systems:
+        parser.error("no system: DHFR's PDB is not in --data-dir and no --water-atoms given")
+    for name, topology, positions in systems:
+        system = create_system(topology)
+        openmmnarumi.replaceNonbondedForces(system)
+        integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
+        os.environ["NARUMI_PROFILE_STAGES"] = "1"
+        context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
+        os.environ.pop("NARUMI_PROFILE_STAGES")
+        context.setPositions(positions)
+        print(f"{name}, {topology.getNumAtoms()} atoms:", flush=True)
+        integrator.step(args.steps)
+        del context, integrator  # prints the stage times
+        gc.collect()
+
+
+if __name__ == "__main__":
+    main()
