@@ -19,7 +19,7 @@
  *
  *   Partner         the shared-memory sum of one component of one partner atom over one tile
  *   partnerZero()   an empty Partner
- *   addPartner(p, y, sums, atom, component, errors)   add a term exactly as add(y) would
+ *   addPartner(p, y, sums, atom, component, errors)   add a term exactly as add(y) would (not Narumi: see addPairForce)
  *   flushPartner(p, sums, atom, component, errors)    merge p into the global sum of atom's component
  *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
@@ -132,13 +132,7 @@ struct NarumiTermAccumulator {
     __device__ static Partner partnerZero() {
         return Partner{NARUMI_LARGE, 0};
     }
-    /** Large terms (excluded bonded pairs only) go straight to the global sum, rounded onto the same grid. */
-    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
-        if (fabsf(y) < NARUMI_LARGE_TERM)
-            narumiAddUnchecked(p.hi, p.lo, y);
-        else
-            addForceTerm(sums, atom, component, narumiGridTerm(y, errors));
-    }
+    // No addPartner(): Narumi's partner terms are the split terms of addPairForce (below the accumulators).
     __device__ static void flushPartner(const Partner& p, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
         if (narumiExponentError(p.hi) != 0) {
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
