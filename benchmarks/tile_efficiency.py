@@ -3,7 +3,7 @@
 search (no GPU needed), for Morton- and Hilbert-ordered blocks of 32 atoms, block-pair tiles and atom-filtered
 tiles.
 
-    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--cutoff 1.0]
+    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--cutoff 1.0] [--sphere-groups 2 4 8]
 
 On the DHFR box (DIR/5dfr_solv-cube_equil.pdb) it prints, per ordering: the mean bounding-box volume of a block,
 the tiles per block when a tile is a pair of blocks whose boxes come within the cutoff (the test of the kernel,
@@ -11,7 +11,9 @@ per-axis gaps at the centres' minimum image), the tiles per block when a tile is
 cutoff of a block's box, the same for a half list (the block itself, then atoms of later blocks only, each pair once),
 and for the kernel's list: a half list of the atoms within the cutoff of at least one atom of the block (OpenMM's
 filter); for each the fraction of tested pairs that are inside the cutoff.  This is the model behind the Hilbert
-sort and the atom-filtered half list of platforms/cuda/src/NarumiNonbondedKernels.cu.
+sort and the atom-filtered half list of platforms/cuda/src/NarumiNonbondedKernels.cu.  --sphere-groups G... also
+gives the kernel's list with a cheaper filter, the bounding spheres of G consecutive atoms of the block instead of
+its single atoms (Hilbert order; G tests per candidate atom instead of 32).
 """
 import argparse
 import os
@@ -91,10 +93,36 @@ def tile_statistics(positions, box, order, cutoff, pairs_inside):
             "kernel_efficiency": pairs_inside / tested_kernel}
 
 
+def sphere_filtered_tiles(positions, box, order, cutoff, group):
+    """Tiles per block of the half list when a later atom must be within the cutoff of a bounding sphere of `group`
+    consecutive atoms of the block (boxes' and spheres' offsets at the minimum image)."""
+    p = positions[order]
+    n = len(p)
+    blocks = (n + 31) // 32
+    tiles = 0
+    for b in range(blocks):
+        mine = p[b * 32:(b + 1) * 32]
+        center = (mine.min(0) + mine.max(0)) / 2
+        half = (mine.max(0) - mine.min(0)) / 2
+        d = p - center
+        d -= np.round(d / box) * box
+        inside = (np.maximum(0, np.abs(d) - half) ** 2).sum(-1) < cutoff ** 2
+        later = np.nonzero(inside & (np.arange(n) // 32 > b))[0]
+        keep = np.zeros(len(later), bool)
+        for g in range(0, len(mine), group):
+            sub = mine[g:g + group] - center
+            c = (sub.min(0) + sub.max(0)) / 2
+            radius = np.sqrt(((sub - c) ** 2).sum(1)).max()
+            keep |= np.sqrt(((d[later] - c) ** 2).sum(1)) < cutoff + radius
+        tiles += 1 + int(np.ceil(keep.sum() / 32))
+    return tiles / blocks
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--cutoff", type=float, default=1.0)
+    parser.add_argument("--sphere-groups", type=int, nargs="*", default=[])
     args = parser.parse_args()
     path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
     if not os.path.exists(path):
@@ -116,6 +144,11 @@ def main():
         print(f"| {name} | {s['volume']:.3f} | {s['block_tiles']:.1f} | {s['block_efficiency']:.1%} | "
               f"{s['atom_tiles']:.1f} | {s['atom_efficiency']:.1%} | {s['half_tiles']:.1f} | {s['half_efficiency']:.1%} | "
               f"{s['kernel_tiles']:.1f} | {s['kernel_efficiency']:.1%} |")
+
+    hilbert = np.argsort(hilbert_keys(cells), kind="stable")
+    for group in args.sphere_groups:
+        print(f"Hilbert, atom filter by bounding spheres of {group} atoms: "
+              f"{sphere_filtered_tiles(positions, box, hilbert, args.cutoff, group):.2f} tiles per block")
 
 
 if __name__ == "__main__":
