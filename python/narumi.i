@@ -70,7 +70,8 @@ class NarumiNonbondedForce : public OpenMM::Force {
 public:
     enum NonbondedMethod { NoCutoff = 0, CutoffNonPeriodic = 1, CutoffPeriodic = 2 };
     enum ElectrostaticsMethod { ReactionField = 0, Shifted = 1, NoCoulomb = 2 };
-    enum AccumulationMethod { Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3 };
+    enum AccumulationMethod { Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3, TakahashiIitaka = 4, Nitadori = 5,
+                              ModifiedNitadori = 6 };
 
     NarumiNonbondedForce();
     int getNumParticles() const;

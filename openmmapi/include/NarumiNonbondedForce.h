@@ -46,7 +46,13 @@ public:
         /** Double accumulation of single-precision pair forces (Narumi's method B). */
         DoubleFloat = 2,
         /** OpenMM's own 64-bit fixed point (scale 2^32). */
-        FixedPoint64 = 3
+        FixedPoint64 = 3,
+        /** Takahashi & Iitaka's float pair, Dekker's two-sum per term (Narumi's method C; for accuracy studies). */
+        TakahashiIitaka = 4,
+        /** Nitadori's float pair, exact only while the running sum exceeds each term (method D; for accuracy studies). */
+        Nitadori = 5,
+        /** Nitadori's float pair offset by 3 * 2^20 so that every smaller term adds exactly (method E; for accuracy studies). */
+        ModifiedNitadori = 6
     };
 
     NarumiNonbondedForce();

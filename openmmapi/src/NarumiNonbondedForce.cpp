@@ -71,7 +71,7 @@ NarumiNonbondedForce::AccumulationMethod NarumiNonbondedForce::getAccumulationMe
 }
 
 void NarumiNonbondedForce::setAccumulationMethod(AccumulationMethod method) {
-    if (method < Narumi || method > FixedPoint64) {
+    if (method < Narumi || method > ModifiedNitadori) {
         stringstream msg;
         msg << "NarumiNonbondedForce: illegal accumulation method " << (int) method;
         throw OpenMMException(msg.str());

@@ -216,7 +216,8 @@ TEST(Validation, IllegalSettingsThrowNamingThem) {
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setSwitchingDistance(NaN), "nan");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setNonbondedMethod((Narumi::NonbondedMethod) 4), "method 4");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setElectrostaticsMethod((Narumi::ElectrostaticsMethod) 3), "method 3");
-    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 4), "method 4");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 7), "method 7");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) -1), "method -1");
     EXPECT_EQ(force.getCutoffDistance(), 1.0) << "a refused value was kept";
     EXPECT_EQ(force.getNonbondedMethod(), Narumi::NoCutoff) << "a refused value was kept";
 }

@@ -86,7 +86,8 @@ TEST(Serialization, RoundTripKeepsEveryField) {
 TEST(Serialization, RoundTripKeepsEveryMethod) {
     for (auto method : {Narumi::NoCutoff, Narumi::CutoffNonPeriodic, Narumi::CutoffPeriodic})
         for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted, Narumi::NoCoulomb})
-            for (auto accumulation : {NarumiNonbondedForce::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64}) {
+            for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64, Narumi::TakahashiIitaka,
+                                      Narumi::Nitadori, Narumi::ModifiedNitadori}) {
                 Narumi force;
                 force.setNonbondedMethod(method);
                 force.setElectrostaticsMethod(electrostatics);

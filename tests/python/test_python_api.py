@@ -40,6 +40,17 @@ def test_defaults_follow_nonbonded_force():
     assert force.getElectrostaticsMethod() == NarumiNonbondedForce.ReactionField
 
 
+def test_every_accumulation_method_of_the_paper_is_settable():
+    force = NarumiNonbondedForce()
+    names = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64", "TakahashiIitaka", "Nitadori", "ModifiedNitadori"]
+    for value, name in enumerate(names):
+        assert getattr(NarumiNonbondedForce, name) == value
+        force.setAccumulationMethod(getattr(NarumiNonbondedForce, name))
+        assert force.getAccumulationMethod() == value
+    with pytest.raises(openmm.OpenMMException, match="method 7"):
+        force.setAccumulationMethod(7)
+
+
 def test_system_add_force_cast_and_isinstance():
     system = openmm.System()
     for _ in range(3):

@@ -29,6 +29,8 @@ private:
     class ForceInfo;
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
+    /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
+    int allocatePerBlockList(OpenMM::CudaArray& list, int perBlock, int entriesPerItem, const char* name);
     void allocateTiles(int tilesPerBlock);
     void allocateCandidates(int candidatesPerBlock);
     /** The most tiles (or candidate blocks) a block's segment needs: every later block, within a memory bound. */

@@ -9,7 +9,15 @@
 namespace NarumiPlugin {
 
 /** The kernels' accumulation methods; the values are NarumiNonbondedForce::AccumulationMethod's. */
-enum class NarumiAccumulation : int { Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3 };
+enum class NarumiAccumulation : int {
+    Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3, TakahashiIitaka = 4, Nitadori = 5, ModifiedNitadori = 6
+};
+
+/** Methods whose forces are summed in the double buffer (forceDouble) and merged into OpenMM's at the end. */
+inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
+    return method == NarumiAccumulation::DoubleFloat || method == NarumiAccumulation::TakahashiIitaka ||
+           method == NarumiAccumulation::Nitadori || method == NarumiAccumulation::ModifiedNitadori;
+}
 
 /** Bytes of temporary storage CUB needs to sort numAtoms keys and to scan numBlocks + 1 counts. */
 size_t narumiCubStorageBytes(int numAtoms, int numBlocks);

@@ -23,12 +23,13 @@
  *   flushPartner(p, sums, atom, component, errors)    merge p into the global sum of atom's component
  *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
- * depend on the order of the terms, and term(y) cancels add(y) exactly.  SingleFloat and DoubleFloat (the paper's
- * methods A and B) sum in floating point and merge with floating-point atomics: order-dependent by design.
+ * depend on the order of the terms, and term(y) cancels add(y) exactly.  The paper's other methods (A single, B
+ * double, C-E float pairs) sum in floating point and merge with floating-point atomics: order-dependent by design.
  */
 
 #include "NarumiAccumulator.cuh"
 #include "NarumiNonbondedTypes.h"
+#include "PairExpression.cuh"
 
 namespace NarumiPlugin {
 
@@ -234,9 +235,22 @@ struct SingleFloatTermAccumulator {
     }
 };
 
-/** Narumi's method B: single-precision terms summed in double, merged with double atomics. */
-struct DoubleFloatTermAccumulator {
+/** Global sums in double, merged with double atomics: methods B to E (the paper's exclusion pass, on the CPU there). */
+struct DoubleGlobalSum {
     using Term = double;
+    __device__ static double term(float y, int&) {
+        return (double) y;
+    }
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, double value) {
+        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], value);
+    }
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, double value) {
+        atomicAdd(sums.energyDouble, value);
+    }
+};
+
+/** Narumi's method B: single-precision terms summed in double. */
+struct DoubleFloatTermAccumulator : DoubleGlobalSum {
     double sum;
 
     __device__ void zero() {
@@ -247,20 +261,11 @@ struct DoubleFloatTermAccumulator {
     }
     __device__ void carry() {
     }
-    __device__ static double term(float y, int&) {
-        return (double) y;
-    }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
-        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], sum);
+        addForceTerm(sums, atom, component, sum);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        atomicAdd(sums.energyDouble, sum);
-    }
-    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, double value) {
-        atomicAdd(&sums.forceDouble[atom + component * sums.paddedNumAtoms], value);
-    }
-    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, double value) {
-        atomicAdd(sums.energyDouble, value);
+        addEnergyTerm(sums, sum);
     }
 
     using Partner = double;
@@ -275,6 +280,48 @@ struct DoubleFloatTermAccumulator {
             addForceTerm(sums, atom, component, p);
     }
 };
+
+/**
+ * Narumi's methods C, D and E (PairExpression.cuh): each thread's and each tile partner's sum a float pair, read out
+ * in double once per atom and tile (as the paper reads fd out per i-particle) and merged like method B.  No large-term
+ * path: a term beyond what the rule handles exactly shows in eqs. 10-11, which is what the study measures.
+ */
+template <PairExpressionRule RULE>
+struct PairExpressionTermAccumulator : DoubleGlobalSum {
+    FloatPair sum;
+
+    __device__ void zero() {
+        sum = pairExpressionZero<RULE>();
+    }
+    __device__ void add(float y) {
+        sum = pairExpressionAdd<RULE>(sum, y);
+    }
+    __device__ void carry() {
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        addForceTerm(sums, atom, component, pairExpressionValue<RULE>(sum));
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        addEnergyTerm(sums, pairExpressionValue<RULE>(sum));
+    }
+
+    using Partner = FloatPair;
+    __device__ static Partner partnerZero() {
+        return pairExpressionZero<RULE>();
+    }
+    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
+        p = pairExpressionAdd<RULE>(p, y);
+    }
+    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        double value = pairExpressionValue<RULE>(p);
+        if (value != 0.0)
+            addForceTerm(sums, atom, component, value);
+    }
+};
+
+using TakahashiIitakaTermAccumulator = PairExpressionTermAccumulator<PairExpressionRule::TakahashiIitaka>;
+using NitadoriTermAccumulator = PairExpressionTermAccumulator<PairExpressionRule::Nitadori>;
+using ModifiedNitadoriTermAccumulator = PairExpressionTermAccumulator<PairExpressionRule::ModifiedNitadori>;
 
 /** The three components of one pair force, one add() each. */
 template <class Accumulator>

@@ -164,7 +164,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     int paddedNumAtoms = cu.getPaddedNumAtoms();
     if (method == NarumiAccumulation::SingleFloat)
         initializeZeroed<float>(forceFloat, cu, 3 * paddedNumAtoms, "narumiForceFloat");
-    if (method == NarumiAccumulation::DoubleFloat)
+    if (narumiSumsForcesInDouble(method))
         initializeZeroed<double>(forceDouble, cu, 3 * paddedNumAtoms, "narumiForceDouble");
     initializeZeroed<unsigned long long>(energyFixed, cu, 1, "narumiEnergyFixed");
     initializeZeroed<float>(energyFloat, cu, 1, "narumiEnergyFloat");
@@ -237,26 +237,24 @@ int CudaCalcNarumiNonbondedForceKernel::maxTilesPerBlock() const {
     return (int) max<long long>(1, min<long long>(data.numBlocks, (1LL << 22) / data.numBlocks));
 }
 
-void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int tilesPerBlock) {
-    tilesPerBlock = max(1, min(tilesPerBlock, maxTilesPerBlock()));
-    long long entries = 32LL * tilesPerBlock * data.numBlocks;
-    if (tileAtoms.isInitialized())
-        tileAtoms.resize(entries);
+int CudaCalcNarumiNonbondedForceKernel::allocatePerBlockList(CudaArray& list, int perBlock, int entriesPerItem, const char* name) {
+    perBlock = max(1, min(perBlock, maxTilesPerBlock()));
+    long long entries = (long long) entriesPerItem * perBlock * data.numBlocks;
+    if (list.isInitialized())
+        list.resize(entries);
     else
-        tileAtoms.initialize<int>(cu, entries, "narumiTileAtoms");
+        list.initialize<int>(cu, entries, name);
+    return perBlock;
+}
+
+void CudaCalcNarumiNonbondedForceKernel::allocateTiles(int tilesPerBlock) {
+    data.tilesPerBlockCapacity = allocatePerBlockList(tileAtoms, tilesPerBlock, 32, "narumiTileAtoms");
     data.tileAtoms = (int*) tileAtoms.getDevicePointer();
-    data.tilesPerBlockCapacity = tilesPerBlock;
 }
 
 void CudaCalcNarumiNonbondedForceKernel::allocateCandidates(int candidatesPerBlock) {
-    candidatesPerBlock = max(1, min(candidatesPerBlock, maxTilesPerBlock()));
-    long long entries = (long long) candidatesPerBlock * data.numBlocks;
-    if (candidateBlocks.isInitialized())
-        candidateBlocks.resize(entries);
-    else
-        candidateBlocks.initialize<int>(cu, entries, "narumiCandidateBlocks");
+    data.candidatesPerBlockCapacity = allocatePerBlockList(candidateBlocks, candidatesPerBlock, 1, "narumiCandidateBlocks");
     data.candidateBlocks = (int*) candidateBlocks.getDevicePointer();
-    data.candidatesPerBlockCapacity = candidatesPerBlock;
 }
 
 void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {

@@ -921,7 +921,7 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
 
 // ---- finish -----------------------------------------------------------------------------------------------------
 
-/** Methods A and B: their float/double force sums into OpenMM's fixed-point buffer (then cleared for next time). */
+/** Methods A to E: their float/double force sums into OpenMM's fixed-point buffer (then cleared for next time). */
 __global__ void mergeFloatingForces(NarumiNonbondedData d, int useDouble) {
     for (int atom = blockIdx.x * blockDim.x + threadIdx.x; atom < d.numAtoms; atom += gridDim.x * blockDim.x)
         for (int c = 0; c < 3; c++) {
@@ -1001,6 +1001,14 @@ void launchPairKernels(const NarumiNonbondedData& d, cudaStream_t stream, Narumi
     markStage(timer, "correctExceptions", stream);
 }
 
+template <class Accumulator, class PosT>
+void launchPairKernels(const NarumiNonbondedData& d, bool includeEnergy, cudaStream_t stream, NarumiStageTimer* timer) {
+    if (includeEnergy)
+        launchPairKernels<Accumulator, PosT, true>(d, stream, timer);
+    else
+        launchPairKernels<Accumulator, PosT, false>(d, stream, timer);
+}
+
 template <class PosT>
 void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble, bool resort,
                cudaStream_t stream, NarumiStageTimer* timer) {
@@ -1024,20 +1032,29 @@ void launchAll(const NarumiNonbondedData& d, NarumiAccumulation method, bool inc
     markStage(timer, "scanTileCounts", stream);
     switch (method) {
     case NarumiAccumulation::Narumi:
-        includeEnergy ? launchPairKernels<NarumiTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<NarumiTermAccumulator, PosT, false>(d, stream, timer);
+        launchPairKernels<NarumiTermAccumulator, PosT>(d, includeEnergy, stream, timer);
         break;
     case NarumiAccumulation::SingleFloat:
-        includeEnergy ? launchPairKernels<SingleFloatTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<SingleFloatTermAccumulator, PosT, false>(d, stream, timer);
+        launchPairKernels<SingleFloatTermAccumulator, PosT>(d, includeEnergy, stream, timer);
         break;
     case NarumiAccumulation::DoubleFloat:
-        includeEnergy ? launchPairKernels<DoubleFloatTermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<DoubleFloatTermAccumulator, PosT, false>(d, stream, timer);
+        launchPairKernels<DoubleFloatTermAccumulator, PosT>(d, includeEnergy, stream, timer);
         break;
     case NarumiAccumulation::FixedPoint64:
-        includeEnergy ? launchPairKernels<FixedPoint64TermAccumulator, PosT, true>(d, stream, timer) : launchPairKernels<FixedPoint64TermAccumulator, PosT, false>(d, stream, timer);
+        launchPairKernels<FixedPoint64TermAccumulator, PosT>(d, includeEnergy, stream, timer);
+        break;
+    case NarumiAccumulation::TakahashiIitaka:
+        launchPairKernels<TakahashiIitakaTermAccumulator, PosT>(d, includeEnergy, stream, timer);
+        break;
+    case NarumiAccumulation::Nitadori:
+        launchPairKernels<NitadoriTermAccumulator, PosT>(d, includeEnergy, stream, timer);
+        break;
+    case NarumiAccumulation::ModifiedNitadori:
+        launchPairKernels<ModifiedNitadoriTermAccumulator, PosT>(d, includeEnergy, stream, timer);
         break;
     }
-    if (method == NarumiAccumulation::SingleFloat || method == NarumiAccumulation::DoubleFloat)
-        mergeFloatingForces<<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d, method == NarumiAccumulation::DoubleFloat);
+    if (method == NarumiAccumulation::SingleFloat || narumiSumsForcesInDouble(method))
+        mergeFloatingForces<<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d, narumiSumsForcesInDouble(method));
     if (energyIsDouble)
         finishEnergy<double><<<1, 32, 0, stream>>>(d, includeEnergy);
     else

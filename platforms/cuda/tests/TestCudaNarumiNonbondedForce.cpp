@@ -209,11 +209,15 @@ TEST(CudaNarumiNonbondedForce, MoleculeAcrossTheBoundaryWithPeriodicExceptionsMa
 TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReference) {
     SKIP_WITHOUT_CUDA();
     TestSystem molecule = solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 9);
-    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64})
+    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64, Narumi::TakahashiIitaka,
+                              Narumi::Nitadori, Narumi::ModifiedNitadori})
         for (string precision : {"single", "mixed", "double"}) {
             // Method A sums in float, and with exclusions removed afterwards the intramolecular O-H terms (~5e3
-            // kJ/mol/nm) pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy here.  The others are exact.
-            double tolerance = (accumulation == Narumi::SingleFloat ? 1e-2 : 1e-5);
+            // kJ/mol/nm) pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy
+            // here.  D and E lose low bits when a term exceeds the running sum (D) or LARGE = 3.1e6 (E, the molecule's
+            // excluded LJ pairs): lossy by design, held to A's bound.  B, C, F and FixedPoint64 are exact to ~1e-6.
+            bool lossy = (accumulation == Narumi::SingleFloat || accumulation == Narumi::Nitadori || accumulation == Narumi::ModifiedNitadori);
+            double tolerance = (lossy ? 1e-2 : 1e-5);
             expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision, tolerance);
         }
 }

@@ -1,9 +1,12 @@
 /**
  * Narumi's accumulator on the GPU against exact host sums: accuracy, order independence, out-of-range detection and
- * exact conversion to OpenMM's 64-bit fixed point.  Every test skips (never passes) where no CUDA device is present.
+ * exact conversion to OpenMM's 64-bit fixed point; and the paper's float-pair accumulators (methods C, D, E) against
+ * a host transcription of its C code and against exact sums.  Every test skips (never passes) where no CUDA device is
+ * present.
  */
 
 #include "NarumiAccumulator.cuh"
+#include "PairExpression.cuh"
 #include "NarumiSegmentSum.cuh"
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -111,6 +114,64 @@ __global__ void sumSegmentsSplitKernel(const float* values, int length, int numS
         added[s] = plus;
         subtracted[s] = minus;
     }
+}
+
+/** Each segment summed in order by one thread with a float-pair rule (PairExpression.cuh). */
+template <PairExpressionRule RULE>
+__global__ void sumSegmentsPairExpression(const float* values, int length, int numSegments, FloatPair* sums) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < numSegments; s += gridDim.x * blockDim.x) {
+        FloatPair sum = pairExpressionZero<RULE>();
+        for (int i = 0; i < length; i++)
+            sum = pairExpressionAdd<RULE>(sum, values[(size_t) i * numSegments + s]);
+        sums[s] = sum;
+    }
+}
+
+template <PairExpressionRule RULE>
+std::vector<FloatPair> pairExpressionSumsOnDevice(const std::vector<float>& values, int length, int numSegments) {
+    std::vector<FloatPair> sums(numSegments, FloatPair{NAN, NAN});
+    DeviceArray<float> deviceValues(values.size());
+    DeviceArray<FloatPair> deviceSums(numSegments);
+    if (deviceValues.data && deviceSums.data &&
+        cudaMemcpy(deviceValues.data, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess) {
+        sumSegmentsPairExpression<RULE><<<(numSegments + 127) / 128, 128>>>(deviceValues.data, length, numSegments, deviceSums.data);
+        cudaMemcpy(sums.data(), deviceSums.data, numSegments * sizeof(FloatPair), cudaMemcpyDeviceToHost);
+    }
+    return sums;
+}
+
+/** The paper's Figure 3 (Takahashi & Iitaka), transcribed operation by operation, in the host's IEEE float. */
+FloatPair hostTakahashiIitaka(FloatPair a, float ys) {
+    float zhs = a.hi + ys;
+    float ws = zhs - a.hi;
+    float z1s = ys - ws;
+    float vs = zhs - ws;
+    float z2s = vs - a.hi;
+    float zls = z1s - z2s;
+    float rs = a.lo + zls;
+    float bhs = zhs + rs;
+    float ts = bhs - zhs;
+    return FloatPair{bhs, rs - ts};
+}
+
+/** The paper's Figure 5 with Figure 1 (Nitadori), likewise. */
+FloatPair hostNitadori(FloatPair a, float ys) {
+    float bhs = a.hi + ys;
+    float ws = bhs - a.hi;
+    float bls = ys - ws;
+    return FloatPair{bhs, a.lo + bls};
+}
+
+/** Sum of a segment in long double (64-bit significand), compensated: exact to far below any float-pair error. */
+long double exactSegmentSum(std::vector<float>& values, int numSegments, int length, int s) {
+    long double sum = 0, compensation = 0;
+    for (int i = 0; i < length; i++) {
+        long double y = (long double) term(values, numSegments, i, s) - compensation;
+        long double t = sum + y;
+        compensation = (t - sum) - y;
+        sum = t;
+    }
+    return sum;
 }
 
 class NarumiAccumulatorTest : public ::testing::Test {
@@ -323,6 +384,61 @@ TEST_F(NarumiAccumulatorTest, SplitTermsGiveNarumiAddsBitsAndTheirExactNegation)
     }
     EXPECT_EQ(differ, 0) << "segments whose split sum is not narumiAdd's (hi, lo) after the carry";
     EXPECT_EQ(notNegated, 0) << "segments whose subtracted sum is not exactly minus the added one";
+}
+
+TEST_F(NarumiAccumulatorTest, FloatPairRulesAreThePapersCodeBitForBit) {
+    std::vector<float> values = pairForceLikeTerms((size_t) LENGTH * SEGMENTS, 2011);
+    std::vector<FloatPair> takahashi = pairExpressionSumsOnDevice<PairExpressionRule::TakahashiIitaka>(values, LENGTH, SEGMENTS);
+    std::vector<FloatPair> nitadori = pairExpressionSumsOnDevice<PairExpressionRule::Nitadori>(values, LENGTH, SEGMENTS);
+    std::vector<FloatPair> modified = pairExpressionSumsOnDevice<PairExpressionRule::ModifiedNitadori>(values, LENGTH, SEGMENTS);
+    ASSERT_CUDA(cudaGetLastError());
+    int differ[3] = {0, 0, 0};
+    for (int s = 0; s < SEGMENTS; s++) {
+        FloatPair c{0.0f, 0.0f}, d{0.0f, 0.0f}, e{(float) (3 << 20), 0.0f};  // Figure 6: LARGE = 3 << (21 - 1)
+        for (int i = 0; i < LENGTH; i++) {
+            float y = term(values, SEGMENTS, i, s);
+            c = hostTakahashiIitaka(c, y);
+            d = hostNitadori(d, y);
+            e = hostNitadori(e, y);
+        }
+        differ[0] += std::memcmp(&c, &takahashi[s], sizeof(FloatPair)) != 0;
+        differ[1] += std::memcmp(&d, &nitadori[s], sizeof(FloatPair)) != 0;
+        differ[2] += std::memcmp(&e, &modified[s], sizeof(FloatPair)) != 0;
+    }
+    EXPECT_EQ(differ[0], 0) << "segments where C (Takahashi-Iitaka) differs from Figure 3";
+    EXPECT_EQ(differ[1], 0) << "segments where D (Nitadori) differs from Figure 5";
+    EXPECT_EQ(differ[2], 0) << "segments where E (modified Nitadori) differs from Figures 5-6";
+}
+
+TEST_F(NarumiAccumulatorTest, NitadoriNeedsItsFirstConditionTakahashiIitakaDoesNot) {
+    // Small pair-force-like terms, then +Y and -Y: the exact sum is that of the small terms.  Y = 1e6 dwarfs the running
+    // sum (|hi| < |Y|: D's two-sum drops hi's low bits, ~ulp(Y) = 0.06) but stays below E's LARGE = 3.1e6.
+    const int length = 1002, segments = 256;
+    const float large = 1.0e6f;
+    std::vector<float> values = pairForceLikeTerms((size_t) length * segments, 2012);
+    for (float& y : values)
+        y *= 1e-3f;  // |y| <= 1
+    for (int s = 0; s < segments; s++) {
+        term(values, segments, length - 2, s) = large;
+        term(values, segments, length - 1, s) = -large;
+    }
+    std::vector<FloatPair> c = pairExpressionSumsOnDevice<PairExpressionRule::TakahashiIitaka>(values, length, segments);
+    std::vector<FloatPair> d = pairExpressionSumsOnDevice<PairExpressionRule::Nitadori>(values, length, segments);
+    std::vector<FloatPair> e = pairExpressionSumsOnDevice<PairExpressionRule::ModifiedNitadori>(values, length, segments);
+    ASSERT_CUDA(cudaGetLastError());
+    double worstC = 0, worstE = 0, meanD = 0;
+    for (int s = 0; s < segments; s++) {
+        double exact = (double) exactSegmentSum(values, segments, length, s);
+        worstC = std::max(worstC, std::fabs(pairExpressionValue<PairExpressionRule::TakahashiIitaka>(c[s]) - exact));
+        worstE = std::max(worstE, std::fabs(pairExpressionValue<PairExpressionRule::ModifiedNitadori>(e[s]) - exact));
+        meanD += std::fabs(pairExpressionValue<PairExpressionRule::Nitadori>(d[s]) - exact) / segments;
+    }
+    std::printf("errors after +-%g: C worst %.3g, E worst %.3g, D mean %.3g\n", large, worstC, worstE, meanD);
+    // Bounds: 1e-8 is ~2^-46.5 of the largest partial sum (1e6); E's lo sums ~1000 residuals of up to 0.125 in float.
+    // (A NumPy float32 simulation of this test gave C 9e-10, E 3e-6, D 0.016.)
+    EXPECT_LT(worstC, 1e-8) << "Takahashi-Iitaka keeps about 2^-48 of the largest partial sum";
+    EXPECT_LT(worstE, 3e-5) << "modified Nitadori: exact two-sums below LARGE; only lo's float rounding remains";
+    EXPECT_GT(meanD, 1e-3) << "Nitadori's two-sum is exact only while |hi| >= |term|";
 }
 
 } // namespace
