@@ -3,8 +3,8 @@
 * ``force_error`` (eq. 10) and ``force_offset`` (eq. 11), exactly as the paper defines them;
 * the three test systems (``system1``, ``system2``, ``production``), each a System holding one nonbonded force;
 * forces of a System on a platform, with OpenMM's NonbondedForce or NarumiNonbondedForce and any accumulation method;
-* ``emulate_system1``: a float32 emulation (NumPy) of the per-atom sums of methods A, B, F (and OpenMM-style 64-bit
-  fixed point) with 'exclude on the fly' and 'exclude afterwards'.  The CUDA kernel only excludes afterwards; this
+* ``emulate``: a float32 emulation (NumPy) of the per-atom sums of methods A-F (and OpenMM-style 64-bit fixed point)
+  with 'exclude on the fly' and 'exclude afterwards'.  The CUDA kernel only excludes afterwards; this
   emulation is what shows the paper's on-the-fly/afterwards contrast.  It is an emulation, not the kernel: its float
   pair function and its summation order (atom index order) are not bit-identical to the GPU's.
 """
@@ -23,9 +23,14 @@ KJ = unit.kilojoule_per_mole
 FORCE_UNIT = unit.kilojoule_per_mole / unit.nanometer
 ONE_4PI_EPS0 = 138.93545764438198  # OpenMM 8 (kJ mol^-1 nm e^-2)
 BOLTZ = 0.00831446261815324  # kJ/mol/K
-METHODS = {"A": "SingleFloat", "B": "DoubleFloat", "F": "Narumi", "FixedPoint64": "FixedPoint64"}
+METHODS = {"A": "SingleFloat", "B": "DoubleFloat", "C": "TakahashiIitaka", "D": "Nitadori", "E": "ModifiedNitadori",
+           "F": "Narumi", "FixedPoint64": "FixedPoint64"}
 LABELS = {"A": "A: single accumulation (SingleFloat)", "B": "B: double accumulation (DoubleFloat)",
+          "C": "C: Takahashi-Iitaka float pair (TakahashiIitaka)", "D": "D: Nitadori float pair (Nitadori)",
+          "E": "E: modified Nitadori float pair (ModifiedNitadori)",
           "F": "F: Narumi float+int32 (Narumi)", "FixedPoint64": "64-bit fixed point (FixedPoint64)"}
+# Where the float pair's high part starts (the paper's LARGE, Figure 6): 3 * 2^20 for E, 0 for C and D.
+PAIR_EXPRESSION_START = {"C": 0.0, "D": 0.0, "E": float(3 << 20)}
 
 
 # ----------------------------------------------------------------------------------------------- eq. 10 and 11
@@ -63,7 +68,8 @@ def system1(data_dir, waters=208, lj_only=True):
     pdb = app.PDBFile(os.path.join(data_dir, "5dfr_minimized.pdb"))
     forcefield = app.ForceField("amber14-all.xml", "amber14/tip3p.xml")
     modeller = app.Modeller(pdb.topology, pdb.positions)
-    modeller.addSolvent(forcefield, padding=0.6 * unit.nanometer)
+    # No ions: addSolvent places them at random waters, which made the nearest-water shell differ between runs.
+    modeller.addSolvent(forcefield, padding=0.6 * unit.nanometer, neutralize=False)
     xyz = np.array(modeller.positions.value_in_unit(unit.nanometer))
     residues = list(modeller.topology.residues())
     protein = np.array([a.index for r in residues if r.name != "HOH" for a in r.atoms()])
@@ -76,7 +82,6 @@ def system1(data_dir, waters=208, lj_only=True):
         nearest[start:start + 512] = np.sqrt((d * d).sum(-1)).min(1)
     keep = set(np.argsort(nearest, kind="stable")[:waters].tolist())
     delete = [r for k, r in enumerate(water_residues) if k not in keep]
-    delete += [r for r in residues if r.name in ("NA", "CL")]
     modeller.delete(delete)
     system = forcefield.createSystem(modeller.topology, nonbondedMethod=app.NoCutoff, constraints=None, rigidWater=False)
     system = _only_nonbonded(system)
@@ -258,12 +263,46 @@ def _value(acc, method):
     return np.asarray(acc, dtype=np.float64)
 
 
-def emulate(system, positions, methods=("A", "B", "F", "FixedPoint64", "G"), modes=("on the fly", "afterwards")):
+def pair_expression_add(hi, lo, y, method):
+    """Add float32 terms y to float32 pair expressions (hi, lo), elementwise, as the paper's C code does: method C
+    Takahashi & Iitaka (Figure 3), D and E Nitadori (Figure 5; E differs only in where hi starts)."""
+    if method == "C":
+        z = hi + y
+        w = z - hi
+        zz = (y - w) - ((z - w) - hi)
+        r = lo + zz
+        b = z + r
+        return b, r - (b - z)
+    b = hi + y
+    return b, lo + (y - (b - hi))
+
+
+def _pair_expression_sums(terms, keep, method):
+    """Per-atom sums over j in index order: terms (N, N, 3) float32, keep (N, N) bool; returns (hi, lo) (N, 3)."""
+    n = terms.shape[0]
+    hi = np.full((n, 3), PAIR_EXPRESSION_START[method], np.float32)
+    lo = np.zeros((n, 3), np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(n):
+            new_hi, new_lo = pair_expression_add(hi, lo, terms[:, j], method)
+            take = keep[:, j, None]
+            hi = np.where(take, new_hi, hi)
+            lo = np.where(take, new_lo, lo)
+    return hi, lo
+
+
+def _pair_expression_value(hi, lo, method):
+    return (hi.astype(np.float64) - PAIR_EXPRESSION_START[method]) + lo.astype(np.float64)
+
+
+def emulate(system, positions, methods=("A", "B", "C", "D", "E", "F", "FixedPoint64", "G"),
+            modes=("on the fly", "afterwards")):
     """Forces of a NoCutoff System holding one NonbondedForce, accumulated per atom in atom-index order.
     Pair forces in float32 (method G: in float64, the all-double oracle's twin).
     'on the fly': the excluded/exception pairs are skipped in the pair loop, then the exception terms are added;
     'afterwards': every pair j != i is summed, then for each exception the plain pair term is subtracted and the
     exception term added, in the same accumulator (as the CUDA kernel's correctExceptions does).
+    The float-pair methods C-E keep the whole N x N x 3 float32 term matrix (116 MB for System 1's 3,113 atoms).
     Returns {(method, mode): (N,3) float64 forces}."""
     q, sig, eps, exceptions = _nonbonded_arrays(system)
     n = len(q)
@@ -272,14 +311,21 @@ def emulate(system, positions, methods=("A", "B", "F", "FixedPoint64", "G"), mod
         partners[i].append(k)
         partners[j].append(k)
     out = {(m, mode): np.zeros((n, 3)) for m in methods for mode in modes}
-    for method in methods:
+    pair_methods = [m for m in methods if m in PAIR_EXPRESSION_START]
+    term_matrix = None
+    for method in [m for m in methods if m not in PAIR_EXPRESSION_START] + (["pairs"] if pair_methods else []):
         dtype = np.float64 if method == "G" else np.float32
         x = positions.astype(dtype)
         qf = (q * np.sqrt(ONE_4PI_EPS0)).astype(dtype)
         hs = (sig / 2).astype(dtype)
         se = (2 * np.sqrt(eps)).astype(dtype)
+        if method == "pairs":
+            term_matrix = np.empty((n, n, 3), np.float32)
         for i in range(n):
             terms = pair_terms(x[i], x, qf[i], qf, hs[i], hs, se[i], se, dtype)
+            if method == "pairs":
+                term_matrix[i] = terms
+                continue
             ex_j = [exceptions[k][1] if exceptions[k][0] == i else exceptions[k][0] for k in partners[i]]
             for mode in modes:
                 keep = np.ones(n, bool)
@@ -294,4 +340,21 @@ def emulate(system, positions, methods=("A", "B", "F", "FixedPoint64", "G"), mod
                     if qq != 0 or e != 0:
                         acc = _add(acc, exception_term(x[i], x[j], qq, s, e, dtype), method)
                 out[(method, mode)][i] = _value(acc, method)
+    for mode in modes if pair_methods else ():
+        keep = ~np.eye(n, dtype=bool)
+        if mode == "on the fly":
+            for i, j, *_ in exceptions:
+                keep[i, j] = keep[j, i] = False
+        for method in pair_methods:
+            hi, lo = _pair_expression_sums(term_matrix, keep, method)
+            x = positions.astype(np.float32)
+            for i in range(n):  # the exceptions of each atom, in the same order as above
+                for k in partners[i]:
+                    a, b, qq, s, e = exceptions[k]
+                    j = b if a == i else a
+                    if mode == "afterwards":
+                        hi[i], lo[i] = pair_expression_add(hi[i], lo[i], -term_matrix[i, j], method)
+                    if qq != 0 or e != 0:
+                        hi[i], lo[i] = pair_expression_add(hi[i], lo[i], exception_term(x[i], x[j], qq, s, e, np.float32), method)
+            out[(method, mode)] = _pair_expression_value(hi, lo, method)
     return out

@@ -4,10 +4,11 @@
 For each system (accuracylib: system1-lj, system1-full, system2, production) and the same positions:
   oracle (method G)   OpenMM's NonbondedForce on the Reference platform (double); for System 2 with more than 8192
                       particles the plugin's double-precision kernel on the CPU platform (equal to Reference to 2e-15)
-  GPU                 NarumiNonbondedForce with each accumulation method (A SingleFloat, B DoubleFloat, F Narumi,
-                      FixedPoint64), exclude afterwards (the kernel's only mode), in each --precisions mode; and
+  GPU                 NarumiNonbondedForce with each accumulation method of Table 1 (A SingleFloat, B DoubleFloat,
+                      C TakahashiIitaka, D Nitadori, E ModifiedNitadori, F Narumi) and FixedPoint64, exclude
+                      afterwards (the kernel's only mode), in each --precisions mode; and
                       OpenMM's own NonbondedForce (exclusions on the fly, 64-bit fixed point) in each mode
-  emulation           (System 1 only, --emulate) NumPy float32 per-atom sums of A, B, F, FixedPoint64 with exclude
+  emulation           (System 1 only, --emulate) NumPy float32 per-atom sums of A-F and FixedPoint64 with exclude
                       on the fly and afterwards, plus the float64 twin of the oracle
 Writes a JSON file and a Markdown table.  --platform CPU runs the pipeline without a GPU (then 'precision' is moot).
 """

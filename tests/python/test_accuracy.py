@@ -88,6 +88,36 @@ def test_emulation_against_reference(small_box):
     a_fly = L.force_error(emulated[("A", "on the fly")], reference)
     a_after = L.force_error(emulated[("A", "afterwards")], reference)
     assert a_fly < 1e-5 and a_after > 1.5 * a_fly
+    # the float pairs: Takahashi-Iitaka (C) and, with no term near LARGE, modified Nitadori (E) are as good as double
+    # accumulation in both modes; Nitadori (D) loses bits when an excluded O-H term exceeds the running sum
+    b_error = L.force_error(emulated[("B", "afterwards")], reference)
+    for mode in ("on the fly", "afterwards"):
+        for method in ("C", "E"):
+            assert L.force_error(emulated[(method, mode)], reference) == pytest.approx(b_error, rel=1e-3)
+        assert L.force_offset(emulated[("C", mode)]) < 1e-12
+    d_fly = L.force_error(emulated[("D", "on the fly")], reference)
+    d_after = L.force_error(emulated[("D", "afterwards")], reference)
+    assert b_error < d_fly < d_after < a_after
+    assert L.force_offset(emulated[("D", "afterwards")]) > 1e3 * L.force_offset(emulated[("C", "afterwards")])
+
+
+def test_pair_expression_rules_on_hand_made_sums():
+    """The emulation's C and D against exact sums: 2^-24 + 1 + (-1) is kept by both; a term beyond the running sum
+    (1e8 onto 1 + 2^-23) loses the low bits of D's sum but not of C's."""
+    f32 = np.float32
+
+    def total(terms, method):
+        hi, lo = np.array([L.PAIR_EXPRESSION_START[method]], f32), np.zeros(1, f32)
+        for y in terms:
+            hi, lo = L.pair_expression_add(hi, lo, np.array([y], f32), method)
+        return float(L._pair_expression_value(hi, lo, method)[0])
+
+    small = [2.0 ** -24, 1.0, -1.0]
+    for method in ("C", "D", "E"):
+        assert total(small, method) == 2.0 ** -24
+    dwarfed = [1.0 + 2.0 ** -23, 1e8, -1e8]
+    assert total(dwarfed, "C") == 1.0 + 2.0 ** -23
+    assert total(dwarfed, "D") != 1.0 + 2.0 ** -23
 
 
 def test_study_code_on_the_double_kernel(small_box):
