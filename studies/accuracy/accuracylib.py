@@ -246,6 +246,8 @@ def _sum(terms, method):
 
 
 def _add(acc, y, method, sign=1):
+    if method in PAIR_EXPRESSION_START:
+        return pair_expression_add(*acc, np.float32(sign) * y.astype(np.float32), method)
     if method == "A":
         return (acc + np.float32(sign) * y.astype(np.float32)).astype(np.float32)
     if method in ("B", "G"):
@@ -256,6 +258,8 @@ def _add(acc, y, method, sign=1):
 
 
 def _value(acc, method):
+    if method in PAIR_EXPRESSION_START:
+        return _pair_expression_value(*acc, method)
     if method == "F":
         return acc * 2.0 ** -25
     if method == "FixedPoint64":
@@ -311,28 +315,47 @@ def emulate(system, positions, methods=("A", "B", "C", "D", "E", "F", "FixedPoin
         partners[i].append(k)
         partners[j].append(k)
     out = {(m, mode): np.zeros((n, 3)) for m in methods for mode in modes}
+
+    def factored(dtype):
+        """Positions and the kernel's factored parameters in dtype."""
+        return (positions.astype(dtype), (q * np.sqrt(ONE_4PI_EPS0)).astype(dtype), (sig / 2).astype(dtype),
+                (2 * np.sqrt(eps)).astype(dtype))
+
+    # The float-pair methods' pair loops, vectorized over the atoms i (a Python loop over j per atom is too slow):
+    # their (hi, lo) per atom and mode, continued by the exception loop below like every other method's sum.
+    pair_loop_sums = {}
     pair_methods = [m for m in methods if m in PAIR_EXPRESSION_START]
-    term_matrix = None
-    for method in [m for m in methods if m not in PAIR_EXPRESSION_START] + (["pairs"] if pair_methods else []):
-        dtype = np.float64 if method == "G" else np.float32
-        x = positions.astype(dtype)
-        qf = (q * np.sqrt(ONE_4PI_EPS0)).astype(dtype)
-        hs = (sig / 2).astype(dtype)
-        se = (2 * np.sqrt(eps)).astype(dtype)
-        if method == "pairs":
-            term_matrix = np.empty((n, n, 3), np.float32)
+    if pair_methods:
+        x, qf, hs, se = factored(np.float32)
+        term_matrix = np.empty((n, n, 3), np.float32)
         for i in range(n):
-            terms = pair_terms(x[i], x, qf[i], qf, hs[i], hs, se[i], se, dtype)
-            if method == "pairs":
-                term_matrix[i] = terms
-                continue
+            term_matrix[i] = pair_terms(x[i], x, qf[i], qf, hs[i], hs, se[i], se, np.float32)
+        for mode in modes:
+            keep = ~np.eye(n, dtype=bool)
+            if mode == "on the fly":
+                for i, j, *_ in exceptions:
+                    keep[i, j] = keep[j, i] = False
+            for method in pair_methods:
+                pair_loop_sums[(method, mode)] = _pair_expression_sums(term_matrix, keep, method)
+    for method in methods:
+        dtype = np.float64 if method == "G" else np.float32
+        x, qf, hs, se = factored(dtype)
+        for i in range(n):
+            if method in PAIR_EXPRESSION_START:
+                terms = term_matrix[i]
+            else:
+                terms = pair_terms(x[i], x, qf[i], qf, hs[i], hs, se[i], se, dtype)
             ex_j = [exceptions[k][1] if exceptions[k][0] == i else exceptions[k][0] for k in partners[i]]
             for mode in modes:
-                keep = np.ones(n, bool)
-                keep[i] = False
-                if mode == "on the fly":
-                    keep[ex_j] = False
-                acc = _sum(terms[keep], method)
+                if method in PAIR_EXPRESSION_START:
+                    hi, lo = pair_loop_sums[(method, mode)]
+                    acc = (hi[i], lo[i])
+                else:
+                    keep = np.ones(n, bool)
+                    keep[i] = False
+                    if mode == "on the fly":
+                        keep[ex_j] = False
+                    acc = _sum(terms[keep], method)
                 for k, j in zip(partners[i], ex_j):
                     if mode == "afterwards":
                         acc = _add(acc, terms[j], method, -1)
@@ -340,21 +363,4 @@ def emulate(system, positions, methods=("A", "B", "C", "D", "E", "F", "FixedPoin
                     if qq != 0 or e != 0:
                         acc = _add(acc, exception_term(x[i], x[j], qq, s, e, dtype), method)
                 out[(method, mode)][i] = _value(acc, method)
-    for mode in modes if pair_methods else ():
-        keep = ~np.eye(n, dtype=bool)
-        if mode == "on the fly":
-            for i, j, *_ in exceptions:
-                keep[i, j] = keep[j, i] = False
-        for method in pair_methods:
-            hi, lo = _pair_expression_sums(term_matrix, keep, method)
-            x = positions.astype(np.float32)
-            for i in range(n):  # the exceptions of each atom, in the same order as above
-                for k in partners[i]:
-                    a, b, qq, s, e = exceptions[k]
-                    j = b if a == i else a
-                    if mode == "afterwards":
-                        hi[i], lo[i] = pair_expression_add(hi[i], lo[i], -term_matrix[i, j], method)
-                    if qq != 0 or e != 0:
-                        hi[i], lo[i] = pair_expression_add(hi[i], lo[i], exception_term(x[i], x[j], qq, s, e, np.float32), method)
-            out[(method, mode)] = _pair_expression_value(hi, lo, method)
     return out

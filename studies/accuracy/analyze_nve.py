@@ -82,10 +82,10 @@ def main():
                 seeds = g.get("seeds") or [None] * len(g["drifts"])
                 speeds = g.get("ns_per_day") or [None] * len(g["drifts"])
                 flucts = g.get("fluctuations") or [None] * len(g["drifts"])
-                for d, length, seed, speed, fluct in zip(g["drifts"], g["lengths_ns"], seeds, speeds, flucts):
+                for d, length, status, seed, speed, fluct in zip(g["drifts"], g["lengths_ns"], g["status"], seeds, speeds,
+                                                                 flucts):
                     groups.setdefault((g["force"], g["precision"], g["dt_fs"]), []).append(
-                        dict(drift=d, length_ns=length, seed=seed, ns_per_day=speed, fluctuation=fluct,
-                             status="complete" if length >= 1.0 else "partial", source=os.path.basename(path)))
+                        dict(drift=d, length_ns=length, status=status, seed=seed, ns_per_day=speed, fluctuation=fluct))
     lines = ["| force | precision | step (fs) | seeds | length per run (ns) | drift per run (kT/ns/dof) | mean +- sd "
              "(kT/ns/dof) | energy fluctuation (kJ/mol) | ns/day (this call) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
