@@ -1,18 +1,33 @@
 #!/usr/bin/env python3
 """NarumiNonbondedForce against OpenMM's NonbondedForce on the CUDA platform: ns/day, same GPU, same process.
 
-Systems (as OpenMM's examples/benchmarks/benchmark.py sets up its 'rf' test): amber99sb + tip3p, CutoffPeriodic
-1.0 nm reaction field, HBonds constraints, hydrogen mass 1.5 amu, LangevinMiddleIntegrator at 300 K, 1/ps, 4 fs.
-  dhfr   ../shared/data/5dfr_solv-cube_equil.pdb (23,558 atoms)        [skipped when the file is absent]
-  water  cubic TIP3P boxes of about --water-atoms atoms (Modeller.addSolvent)
-Each start is minimized and relaxed for 1 ps at 1 fs with OpenMM's force.
-For each system and precision the two forces run from the same positions and velocities; the table row gives
-ns/day of each and their ratio (NarumiNonbondedForce / NonbondedForce, > 1 means faster).
+    python3 benchmarks/nonbonded_speed.py [--systems all] [--timesteps 4fs-hmr 2fs] [--precisions single mixed]
+
+Force field and method as OpenMM's examples/benchmarks/benchmark.py sets up its 'rf' test: amber99sb + tip3p,
+CutoffPeriodic 1.0 nm reaction field, HBonds constraints, LangevinMiddleIntegrator at 300 K, 1/ps; each system is run
+at 4 fs with hydrogen mass 1.5 amu ('4fs-hmr') and at 2 fs without ('2fs').  Systems (--systems, default all):
+  dhfr          ../shared/data/5dfr_solv-cube_equil.pdb, cubic box (23,558 atoms)
+  dodecahedron  ../shared/data/5dfr_minimized.pdb solvated by Modeller in a rhombic dodecahedron, 1.0 nm padding
+  octahedron    the same in a truncated octahedron, 1.1 nm padding, 0.15 M NaCl (ions placed with a fixed seed)
+  dhfr8         the cubic DHFR box repeated 2 x 2 x 2 (188,464 atoms, eight proteins)
+  water98k, water395k   cubic TIP3P boxes (Modeller.addSolvent)
+Systems whose PDB is absent from --data-dir are skipped with a message.  Each start is minimized and relaxed for 1 ps
+at 1 fs with OpenMM's force.  For each system, timestep and precision the two forces run from the same positions and
+velocities, --repeats times in turn; a row gives the median ns/day of each and their ratio (> 1: Narumi faster),
+and the spread of the ratio over the repeats.  Then NarumiNonbondedForce runs --profile-steps steps with
+NARUMI_PROFILE_STAGES=1 and the stage times and neighbour-search counters of that run are printed under the table.
 """
 import argparse
+import contextlib
 import datetime
+import gc
+import json
 import os
+import random
+import re
+import statistics
 import sys
+import tempfile
 import time
 
 import openmm
@@ -21,14 +36,18 @@ import openmm.unit as unit
 
 import openmmnarumi
 
+TIMESTEPS = {"4fs-hmr": (4.0, 1.5), "2fs": (2.0, None)}  # femtoseconds, hydrogen mass (amu; None: unchanged)
+SYSTEMS = ["dhfr", "dodecahedron", "octahedron", "dhfr8", "water98k", "water395k"]
+
 
 def forcefield():
     return app.ForceField("amber99sb.xml", "tip3p.xml")
 
 
-def create_system(topology):
+def create_system(topology, hydrogen_mass=1.5):
+    mass = None if hydrogen_mass is None else hydrogen_mass * unit.amu
     return forcefield().createSystem(topology, nonbondedMethod=app.CutoffPeriodic, nonbondedCutoff=1.0 * unit.nanometer,
-                                     constraints=app.HBonds, hydrogenMass=1.5 * unit.amu)
+                                     constraints=app.HBonds, hydrogenMass=mass)
 
 
 def dhfr(data_dir):
@@ -39,6 +58,38 @@ def dhfr(data_dir):
     return "DHFR (rf)", pdb.topology, pdb.positions
 
 
+def solvated_protein(data_dir, shape, padding, molar):
+    path = os.path.join(data_dir, "5dfr_minimized.pdb")
+    if not os.path.exists(path):
+        return None
+    pdb = app.PDBFile(path)
+    modeller = app.Modeller(pdb.topology, pdb.positions)
+    random.seed(2026)  # Modeller places ions by random choice of waters: the same system every run
+    modeller.addSolvent(forcefield(), padding=padding * unit.nanometer, boxShape=shape, ionicStrength=molar * unit.molar)
+    salt = f", {molar} M NaCl" if molar else ""
+    return f"DHFR {shape}{salt}", modeller.topology, modeller.positions
+
+
+def tiled_dhfr(data_dir, copies=2):
+    """The cubic DHFR box repeated copies^3 times: an equilibrated-density system of several proteins."""
+    found = dhfr(data_dir)
+    if found is None:
+        return None
+    _, topology, positions = found
+    edge = topology.getPeriodicBoxVectors()[0][0].value_in_unit(unit.nanometer)
+    base = positions.value_in_unit(unit.nanometer)
+    modeller = app.Modeller(topology, positions)
+    for i in range(copies):
+        for j in range(copies):
+            for k in range(copies):
+                if i or j or k:
+                    shift = openmm.Vec3(i * edge, j * edge, k * edge)
+                    modeller.add(topology, [p + shift for p in base] * unit.nanometer)
+    modeller.topology.setPeriodicBoxVectors([openmm.Vec3(copies * edge, 0, 0), openmm.Vec3(0, copies * edge, 0),
+                                             openmm.Vec3(0, 0, copies * edge)] * unit.nanometer)
+    return f"DHFR x{copies ** 3} (rf)", modeller.topology, modeller.positions
+
+
 def water_box(atoms):
     edge = (atoms / 3 / 33.43) ** (1 / 3)
     modeller = app.Modeller(app.Topology(), [])
@@ -46,11 +97,24 @@ def water_box(atoms):
     return f"water {edge:.2f} nm", modeller.topology, modeller.positions
 
 
-def make_context(system, positions, precision, seed):
-    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 4 * unit.femtosecond)
+def build(name, data_dir):
+    if name == "dhfr":
+        return dhfr(data_dir)
+    if name == "dodecahedron":
+        return solvated_protein(data_dir, "dodecahedron", 1.0, 0.0)
+    if name == "octahedron":
+        return solvated_protein(data_dir, "octahedron", 1.1, 0.15)
+    if name == "dhfr8":
+        return tiled_dhfr(data_dir)
+    return water_box(int(name[len("water"):-1]) * 1000)
+
+
+def make_context(system, positions, box, precision, step_fs, seed):
+    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, step_fs * unit.femtosecond)
     integrator.setRandomNumberSeed(seed)
     platform = openmm.Platform.getPlatformByName("CUDA")
     context = openmm.Context(system, integrator, platform, {"Precision": precision})
+    context.setPeriodicBoxVectors(*box)
     context.setPositions(positions)
     context.setVelocitiesToTemperature(300 * unit.kelvin, seed)
     return context, integrator
@@ -71,50 +135,133 @@ def ns_per_day(context, integrator, seconds):
     return steps * dt / elapsed * 86400, steps
 
 
+@contextlib.contextmanager
+def captured_stderr():
+    """What C++ code prints to file descriptor 2 inside the block, as a list of one string (filled on exit)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    result = [""]
+    with tempfile.TemporaryFile(mode="w+") as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield result
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            result[0] = capture.read()
+    sys.stderr.write(result[0])
+
+
+def profile_stages(system, positions, box, precision, step_fs, steps):
+    """Stage times (us per evaluation) and search counters of NarumiNonbondedForce over `steps` MD steps."""
+    with captured_stderr() as text:
+        os.environ["NARUMI_PROFILE_STAGES"] = "1"
+        try:
+            context, integrator = make_context(system, positions, box, precision, step_fs, 3)
+        finally:
+            os.environ.pop("NARUMI_PROFILE_STAGES")
+        integrator.step(steps)
+        del context, integrator
+        gc.collect()
+    stages = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\s+(\S+)\s+([\d.]+) us", text[0], re.MULTILINE)}
+    counters = {}
+    search = re.search(r"search, \d+ evaluations \(per evaluation\): (.*); (\d+) blocks", text[0])
+    if search:
+        for item in search.group(1).split(", "):
+            key, value = item.rsplit(" ", 1)
+            counters[key] = float(value)
+        counters["blocks"] = int(search.group(2))
+    return stages, counters
+
+
+def relaxed_start(topology, positions):
+    """Minimized, then 1 ps at 1 fs with OpenMM's force (a freshly solvated box can blow up at 4 fs otherwise)."""
+    system = create_system(topology)
+    box = topology.getPeriodicBoxVectors()
+    context, integrator = make_context(system, positions, box, "mixed", 1.0, 1)
+    openmm.LocalEnergyMinimizer.minimize(context, 10.0, 1000)
+    integrator.step(1000)
+    state = context.getState(getPositions=True)
+    return state.getPositions(), state.getPeriodicBoxVectors()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
-    parser.add_argument("--water-atoms", type=int, nargs="*", default=[100000, 400000])
-    parser.add_argument("--precisions", nargs="*", default=["single", "mixed"])
-    parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per run (default 4)")
-    parser.add_argument("--markdown", help="append the table to this file")
+    parser.add_argument("--systems", nargs="*", default=["all"], choices=["all"] + SYSTEMS)
+    parser.add_argument("--timesteps", nargs="*", default=list(TIMESTEPS), choices=list(TIMESTEPS))
+    parser.add_argument("--precisions", nargs="*", default=["single", "mixed"], choices=["single", "mixed", "double"])
+    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per run (default 3)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each force per row, in turn (default 1)")
+    parser.add_argument("--profile-steps", type=int, default=200, help="steps of the profiled run (0: none)")
+    parser.add_argument("--markdown", help="append the tables to this file")
+    parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()
+    if args.repeats < 1 or args.seconds <= 0 or args.profile_steps < 0:
+        parser.error("--repeats must be >= 1, --seconds > 0 and --profile-steps >= 0")
     if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
+    names = SYSTEMS if "all" in args.systems else args.systems
 
-    systems = [s for s in [dhfr(args.data_dir)] if s is not None] + [water_box(n) for n in args.water_atoms]
-    rows = []
-    for name, topology, positions in systems:
-        reference_system = create_system(topology)
-        # Minimization and 1 ps at 1 fs with OpenMM's force give both runs the same relaxed start (a freshly solvated
-        # 400k-atom box once blew up in OpenMM's own single-precision run at 4 fs after minimization alone).
-        context, integrator = make_context(reference_system, positions, "mixed", 1)
-        openmm.LocalEnergyMinimizer.minimize(context, 10.0, 1000)
-        integrator.setStepSize(1 * unit.femtosecond)
-        integrator.step(1000)
-        start = context.getState(getPositions=True).getPositions()
-        del context, integrator
-        narumi_system = create_system(topology)
-        openmmnarumi.replaceNonbondedForces(narumi_system)
-        for precision in args.precisions:
-            speeds = {}
-            for label, system in (("OpenMM", reference_system), ("Narumi", narumi_system)):
-                context, integrator = make_context(system, start, precision, 2)
-                speeds[label], steps = ns_per_day(context, integrator, args.seconds)
-                print(f"{name:16s} {topology.getNumAtoms():8d} atoms  {precision:6s} {label:6s} {speeds[label]:9.1f} ns/day ({steps} steps)", flush=True)
-                del context, integrator
-            rows.append((name, topology.getNumAtoms(), precision, speeds["OpenMM"], speeds["Narumi"], speeds["Narumi"] / speeds["OpenMM"]))
+    rows, profiles = [], []
+    for key in names:
+        found = build(key, args.data_dir)
+        if found is None:
+            print(f"{key}: skipped, its PDB is not in {args.data_dir}", flush=True)
+            continue
+        name, topology, positions = found
+        atoms = topology.getNumAtoms()
+        start, box = relaxed_start(topology, positions)
+        for timestep in args.timesteps:
+            step_fs, hydrogen_mass = TIMESTEPS[timestep]
+            systems = {"OpenMM": create_system(topology, hydrogen_mass), "Narumi": create_system(topology, hydrogen_mass)}
+            openmmnarumi.replaceNonbondedForces(systems["Narumi"])
+            for precision in args.precisions:
+                speeds = {"OpenMM": [], "Narumi": []}
+                for repeat in range(args.repeats):
+                    for label in ("OpenMM", "Narumi"):
+                        context, integrator = make_context(systems[label], start, box, precision, step_fs, 2 + repeat)
+                        speed, steps = ns_per_day(context, integrator, args.seconds)
+                        speeds[label].append(speed)
+                        print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {label:6s} {speed:9.1f} ns/day "
+                              f"({steps} steps)", flush=True)
+                        del context, integrator
+                ratios = [n / o for n, o in zip(speeds["Narumi"], speeds["OpenMM"])]
+                rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision,
+                             "openmm": statistics.median(speeds["OpenMM"]), "narumi": statistics.median(speeds["Narumi"]),
+                             "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+                             "openmm_runs": speeds["OpenMM"], "narumi_runs": speeds["Narumi"]})
+            if args.profile_steps:
+                stages, counters = profile_stages(systems["Narumi"], start, box, args.precisions[0], step_fs, args.profile_steps)
+                profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
+                                 "stages": stages, "search": counters})
 
     gpu = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or "unknown GPU"
     lines = [f"`python3 benchmarks/nonbonded_speed.py {' '.join(sys.argv[1:])}` on {gpu}, OpenMM {openmm.__version__}, "
-             f"{datetime.date.today().isoformat()}:", "",
-             "| system | atoms | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| {n} | {a} | {p} | {o:.1f} | {m:.1f} | {r:.2f} |" for n, a, p, o, m, r in rows]
+             f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
+             "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | {r['openmm']:.1f} | {r['narumi']:.1f} | "
+              f"{r['ratio']:.2f} | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} |" for r in rows]
+    if profiles:
+        stage_names = []
+        for p in profiles:
+            stage_names += [s for s in p["stages"] if s not in stage_names]
+        lines += ["", f"NarumiNonbondedForce stages (us per evaluation, {args.profile_steps} MD steps, "
+                  "NARUMI_PROFILE_STAGES=1: each evaluation waits for its events) and search counters per evaluation:", "",
+                  "| stage | " + " | ".join(f"{p['system']} {p['timestep']}" for p in profiles) + " |",
+                  "| --- |" + " --- |" * len(profiles)]
+        lines += [f"| {s} | " + " | ".join(f"{p['stages'].get(s, float('nan')):.1f}" for p in profiles) + " |" for s in stage_names]
+        for counter in ("tiles", "overflow blocks", "unfiltered blocks", "untested block pairs", "blocks"):
+            lines.append(f"| search: {counter} | " + " | ".join(f"{p['search'].get(counter, float('nan')):g}" for p in profiles) + " |")
     print("\n".join(lines))
     if args.markdown:
         with open(args.markdown, "a") as out:
-            out.write("\n".join(lines) + "\n")
+            out.write("\n".join(lines) + "\n\n")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows, "profiles": profiles}, out, indent=1)
 
 
 if __name__ == "__main__":

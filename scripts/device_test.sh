@@ -5,7 +5,8 @@
 # Installs the carried wheels into the default python3, builds and installs the whole project with CUDA, runs every
 # C++ test (ctest; a skipped cuda.* test is a failure here: the GPU was not seen) and the Python tests (the NVE drift
 # tests, CPU work, are left to CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
-#   nonbonded     DHFR simulation + benchmarks/nonbonded_speed.py (NarumiNonbondedForce vs NonbondedForce)
+#   nonbonded     DHFR simulation + benchmarks/nonbonded_speed.py (NarumiNonbondedForce vs NonbondedForce, stage times;
+#                 $NONBONDED_ARGS: its options, e.g. "--systems dhfr octahedron --precisions double")
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
@@ -101,7 +102,8 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== DHFR simulation with NarumiNonbondedForce"
         python3 examples/simulate_solvated_protein.py --data-dir "$data_dir" --steps 5000 || status=1
         echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
-        python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" --markdown "$out/nonbonded_benchmark.md" || status=1
+        python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" ${NONBONDED_ARGS:-} --markdown "$out/nonbonded_benchmark.md" \
+            --json "$out/nonbonded_benchmark.json" || status=1
     fi
     if wants profile; then
         echo "== profile: NarumiNonbondedForce stages next to whole steps"

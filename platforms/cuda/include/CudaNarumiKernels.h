@@ -6,6 +6,7 @@
 #include "openmm/cuda/CudaArray.h"
 #include "openmm/cuda/CudaContext.h"
 #include <cuda.h>
+#include <memory>
 #include <vector>
 
 namespace NarumiPlugin {
@@ -27,6 +28,11 @@ public:
 
 private:
     class ForceInfo;
+    class ReorderListener;
+    /** Warn once (stderr) when the search counters show it listing more than it should; keep them for the report. */
+    void noteSearchCounters(const NarumiStatusWords& words);
+    /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
+    void printSearchReport();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
@@ -62,6 +68,10 @@ private:
     static constexpr int SORT_INTERVAL = 20;
     int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
+    std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms
+    NarumiStatusWords searchCounters = {};  // the running totals last read
+    double fewestTiles = 0;              // the fewest tiles per evaluation seen: the reference for growth
+    bool warnedAboutSearch = false;
 };
 
 } // namespace NarumiPlugin

@@ -60,11 +60,21 @@ struct NarumiGlobalSums {
     int paddedNumAtoms;
 };
 
-/** The few device words the host reads back (asynchronously): error flags and the size of the tile list. */
+/**
+ * The few device words the host reads back (asynchronously): error flags, the size of the tile list, and running
+ * totals of the neighbour search (never reset) that show when it lists more than it should: the host warns about
+ * and reports them (a search that silently lists every pair made a 7x slower run look like a slightly slow one).
+ */
 struct NarumiStatusWords {
     int errorFlags;
     int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
     int candidatesPerBlockNeeded;   // the most candidate blocks any block has had (likewise)
+    int padding;
+    unsigned long long evaluations;         // evaluations counted (finishEnergy)
+    unsigned long long listedTiles;         // tiles listed, summed over evaluations
+    unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (the overflow kernel's)
+    unsigned long long unfilteredBlocks;    // blocks searched without the atom filter (box too small for it)
+    unsigned long long untestedBlockPairs;  // block pairs taken as interacting untested (box too small for the test)
 };
 
 /**

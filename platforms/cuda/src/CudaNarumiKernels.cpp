@@ -6,6 +6,8 @@
 #include "openmm/internal/ContextImpl.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
@@ -80,8 +82,27 @@ private:
     const NarumiNonbondedForce& force;
 };
 
+/**
+ * OpenMM's own reordering (run when another force uses its neighbour list) moves molecules between posq indices: our
+ * slots then hold scattered atoms until the next sort (correct, but every block spans the box), so sort at once.
+ * OpenMM owns the listener and may outlive the kernel: it shares only the flag.
+ */
+class CudaCalcNarumiNonbondedForceKernel::ReorderListener : public ComputeContext::ReorderListener {
+public:
+    explicit ReorderListener(shared_ptr<bool> resortRequested) : resortRequested(std::move(resortRequested)) {
+    }
+    void execute() override {
+        *resortRequested = true;
+    }
+
+private:
+    shared_ptr<bool> resortRequested;
+};
+
 CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
     ContextSelector selector(cu);
+    if (stageTimer != nullptr)
+        printSearchReport();
     narumiDestroyStageTimer(stageTimer);
     if (pinnedStatus != nullptr)
         cuMemFreeHost(pinnedStatus);
@@ -201,6 +222,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
     info = new ForceInfo(force);
     cu.addForce(info);
+    cu.addReorderListener(new ReorderListener(resortRequested));
     stageTimer = narumiCreateStageTimerFromEnvironment();
 }
 
@@ -276,6 +298,7 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
         return;
     statusPending = false;
     NarumiStatusWords words = *pinnedStatus;
+    noteSearchCounters(words);
     // Blocks whose tiles did not fit were computed by the overflow kernel; grow the segments so that the next steps need not.
     if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock())
         allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
@@ -317,7 +340,8 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     CUstream stream = cu.getCurrentStream();
     try {
         // The sort order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
-        bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL);
+        bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL || *resortRequested);
+        *resortRequested = false;
         if (resort)
             evaluationsSinceSort = 0;
         evaluationsSinceSort++;
@@ -339,6 +363,48 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     if (includeEnergy && periodic && dispersionCoefficient != 0)
         return dispersionCoefficient / (boxVectors[0][0] * boxVectors[1][1] * boxVectors[2][2]);
     return 0.0;
+}
+
+void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWords& words) {
+    if (words.evaluations <= searchCounters.evaluations) {
+        searchCounters = words;
+        return;
+    }
+    double evaluations = (double) (words.evaluations - searchCounters.evaluations);
+    double tiles = (words.listedTiles - searchCounters.listedTiles) / evaluations;
+    unsigned long long untested = words.untestedBlockPairs - searchCounters.untestedBlockPairs;
+    unsigned long long unfiltered = words.unfilteredBlocks - searchCounters.unfilteredBlocks;
+    bool overflowed = words.overflowBlocks > searchCounters.overflowBlocks;
+    bool listIsFull = overflowed && data.tilesPerBlockCapacity >= maxTilesPerBlock();
+    if (!overflowed && (fewestTiles == 0 || tiles < fewestTiles))
+        fewestTiles = tiles;  // blocks that overflow list no tiles: such evaluations are no reference
+    searchCounters = words;
+    if (warnedAboutSearch)
+        return;
+    string what;
+    // Small boxes (a few blocks, or the cutoff near half the box) list nearly everything anyway: no warning there.
+    if ((untested + unfiltered) / evaluations > 0.05 * data.numBlocks && data.numBlocks > 32)
+        what = to_string(untested) + " block pairs taken as interacting untested and " + to_string(unfiltered) +
+               " blocks listed without the atom filter, because the cutoff plus a block's size reaches half the box";
+    else if (listIsFull)
+        what = "blocks overflowed a tile list already at its largest size";
+    else if (tiles > 1.5 * fewestTiles && fewestTiles > 0)
+        what = "the tile list grew from " + to_string((long long) fewestTiles) + " to " + to_string((long long) tiles) + " tiles";
+    if (what.empty())
+        return;
+    warnedAboutSearch = true;
+    fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: the neighbour search listed more than it should (%s); these "
+            "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
+}
+
+void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
+    if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
+        searchCounters = *pinnedStatus;
+    const NarumiStatusWords& w = searchCounters;
+    double evaluations = max(1.0, (double) w.evaluations);
+    fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, overflow blocks %.3f, "
+            "unfiltered blocks %.3f, untested block pairs %.3f; %d blocks\n", w.evaluations, w.listedTiles / evaluations,
+            w.overflowBlocks / evaluations, w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, data.numBlocks);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

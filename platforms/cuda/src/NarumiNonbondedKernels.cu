@@ -335,15 +335,19 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
  * form: |v0| components are at most half the diagonal, |b_x|, |c_x| <= a_x / 2, |c_y| <= b_y / 2); larger boxes
  * are taken as interacting.
  */
-__device__ bool boundsWithinCutoff(const NarumiNonbondedData& d, float4 centerA, float4 halfA, float4 centerB, float4 halfB) {
+__device__ bool boundsWithinCutoff(const NarumiNonbondedData& d, float4 centerA, float4 halfA, float4 centerB, float4 halfB,
+                                   bool& untested) {
+    untested = false;
     if (!(d.tileCutoff2 < INFINITY))
         return true;
     float3 delta = make_float3(centerB.x - centerA.x, centerB.y - centerA.y, centerB.z - centerA.z);
     if (d.box.periodic && d.box.triclinic) {
         float reach = sqrtf(d.tileCutoff2) + halfA.w + halfB.w;
         float limit = 0.999f * fminf(0.5f * d.box.size.x, fminf(d.box.size.y, 1.5f * d.box.size.z));
-        if (!(reach < limit))
+        if (!(reach < limit)) {
+            untested = true;
             return true;
+        }
         delta = narumiMinimumImage(delta, d.box);
         float shortest2 = INFINITY;
         for (int a = -1; a <= 1; a++)
@@ -366,13 +370,15 @@ __device__ bool boundsWithinCutoff(const NarumiNonbondedData& d, float4 centerA,
 }
 
 __device__ bool blocksInteract(const NarumiNonbondedData& d, int blockI, int blockJ) {
-    return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], d.blockCenters[blockJ], d.blockHalfExtents[blockJ]);
+    bool untested;
+    return boundsWithinCutoff(d, d.blockCenters[blockI], d.blockHalfExtents[blockI], d.blockCenters[blockJ], d.blockHalfExtents[blockJ], untested);
 }
 
 /** Whether an atom at position can be within the cutoff of any atom of a block: a point against its bounding box. */
 __device__ bool atomNearBounds(const NarumiNonbondedData& d, float4 position, float4 center, float4 halfExtents) {
+    bool untested;
     return boundsWithinCutoff(d, center, halfExtents, make_float4(position.x, position.y, position.z, 0.0f),
-                              make_float4(0.0f, 0.0f, 0.0f, 0.0f));
+                              make_float4(0.0f, 0.0f, 0.0f, 0.0f), untested);
 }
 
 /** Superblocks (findCandidateBlocks) or candidate blocks (findNeighborTiles) a warp loads at once. */
@@ -392,11 +398,12 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
     int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
     const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
     const int superblockI = blockI / 32;
-    int count = 0;
+    int count = 0, untestedPairs = 0;
     for (int firstSuperblock = superblockI - superblockI % 32; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
         int superblock = firstSuperblock + lane;
+        bool untested;
         unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
-            boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock]));
+            boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock], untested));
         while (nearSuperblocks != 0) {
             // Several superblocks at once, their blocks' bounds loaded together (one warp per block I is too few
             // warps to hide one load's latency behind another warp's).
@@ -413,7 +420,8 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
             }
 #pragma unroll
             for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
-                bool near = blocksJ[u] > blockI && blocksJ[u] < d.numBlocks && boundsWithinCutoff(d, centerI, halfI, centers[u], halves[u]);
+                bool near = blocksJ[u] > blockI && blocksJ[u] < d.numBlocks && boundsWithinCutoff(d, centerI, halfI, centers[u], halves[u], untested);
+                untestedPairs += __popc(__ballot_sync(FULL_MASK, near && untested));
                 unsigned int nearMask = __ballot_sync(FULL_MASK, near);
                 int entry = count + __popc(nearMask & lowerLanes);
                 if (near && entry < d.candidatesPerBlockCapacity)
@@ -425,6 +433,8 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
     if (lane == 0) {
         d.candidateCounts[blockI] = count;
         atomicMax(&d.status->candidatesPerBlockNeeded, count);
+        if (untestedPairs != 0)
+            atomicAdd(&d.status->untestedBlockPairs, (unsigned long long) untestedPairs);
     }
 }
 
@@ -506,6 +516,7 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
         if (threadIdx.x == 0) {
             d.tileCounts[blockI] = 0;
             d.blockOverflows[blockI] = 1;
+            atomicAdd(&d.status->overflowBlocks, 1ULL);
         }
         return;
     }
@@ -591,6 +602,10 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
         d.tileCounts[blockI] = listed ? tiles : 0;
         d.blockOverflows[blockI] = !listed;
         atomicMax(&d.status->tilesPerBlockNeeded, tiles);
+        if (!listed)
+            atomicAdd(&d.status->overflowBlocks, 1ULL);
+        if (!filterByAtoms && d.tileCutoff2 < INFINITY)
+            atomicAdd(&d.status->unfilteredBlocks, 1ULL);
     }
 }
 
@@ -949,6 +964,8 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     *d.sums.energyFixed = 0;
     *d.sums.energyFloat = 0.0f;
     *d.sums.energyDouble = 0.0;
+    d.status->evaluations++;
+    d.status->listedTiles += (unsigned long long) d.tileOffsets[d.numBlocks];
 }
 
 // ---- launching --------------------------------------------------------------------------------------------------
