@@ -12,7 +12,7 @@
 namespace NarumiPlugin {
 
 /**
- * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs, Narumi (or the other selected)
+ * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs (double ones in Precision=double), Narumi (or the other selected)
  * accumulation, exclusions and exceptions corrected afterwards (src/NarumiNonbondedKernels.cu).  The host side owns
  * the device memory and launch geometry; every entry point makes OpenMM's CUDA context current.
  */
@@ -56,6 +56,8 @@ private:
     std::vector<std::pair<int, int> > exceptionPairs;  // fixed at initialization, as in NonbondedForce
     NarumiNonbondedData data = {};
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
+    OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
+    bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts;

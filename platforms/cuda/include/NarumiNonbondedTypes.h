@@ -23,21 +23,46 @@ enum NarumiCoulombKind : int {
 /** Lennard-Jones switching of a pair kernel: off, on, or read from NarumiPairConstants::useSwitch at run time. */
 constexpr int NARUMI_SWITCH_ANY = -1;
 
-struct NarumiPairConstants {
-    float cutoff2;          // pairs with r^2 < cutoff2 interact (+infinity with NoCutoff)
-    float invCutoff2;
-    float krf, crf;         // reaction field, as OpenMM's NonbondedForce defines them
-    float twoKrf;           // 2 krf (exact), for the force
-    float switchDistance;   // Lennard-Jones switching from here to the cutoff, when useSwitch
-    float invSwitchWidth;
+/** A double-precision (x, y, z, w) of 32 bytes: OpenMM's double posq element (CUDA 13 deprecates the unaligned double4). */
+struct __align__(32) NarumiDouble4 {
+    double x, y, z, w;
+};
+
+/** The vector types of a precision: float2/3/4 for the float pairs, double2/3 and NarumiDouble4 for double pairs. */
+template <class Real>
+struct NarumiVectors;
+template <>
+struct NarumiVectors<float> {
+    using V2 = float2;
+    using V3 = float3;
+    using V4 = float4;
+};
+template <>
+struct NarumiVectors<double> {
+    using V2 = double2;
+    using V3 = double3;
+    using V4 = NarumiDouble4;
+};
+
+/** The pair potential's constants in the precision of the pairs (float; double pairs in Precision=double). */
+template <class Real>
+struct NarumiPairConstantsOf {
+    Real cutoff2;           // pairs with r^2 < cutoff2 interact (+infinity with NoCutoff)
+    Real invCutoff2;
+    Real krf, crf;          // reaction field, as OpenMM's NonbondedForce defines them
+    Real twoKrf;            // 2 krf (exact), for the force
+    Real switchDistance;    // Lennard-Jones switching from here to the cutoff, when useSwitch
+    Real invSwitchWidth;
     int coulombKind;        // NarumiCoulombKind
     int useSwitch;
 };
+using NarumiPairConstants = NarumiPairConstantsOf<float>;
 
 /** The minimum-image box in OpenMM's reduced form (a along x, b in the xy plane). */
 struct NarumiBox {
     float3 size, invSize;           // diagonal of the box vectors and its inverse
     float3 vecX, vecY, vecZ;        // the box vectors
+    double3 sizeDouble, invSizeDouble, vecXDouble, vecYDouble, vecZDouble;   // the same for double-precision pairs
     int periodic;                   // CutoffPeriodic
     int triclinic;                  // any off-diagonal component is nonzero
 };
@@ -97,8 +122,10 @@ struct NarumiNonbondedData {
     void* energyBuffer;         // float or double, per the template parameter
     // This force's parameters, by original atom index.
     const float4* atomParameters;        // (q sqrt(k), sigma/2, 2 sqrt(eps), 0)
+    const NarumiDouble4* atomParametersDouble;   // the same in double (double-precision pairs only, else null)
     const int2* exceptionAtoms;          // original atom indices
     const float4* exceptionParameters;   // (k q1q2, sigma, 4 eps, 0)
+    const NarumiDouble4* exceptionParametersDouble;  // the same in double (double-precision pairs only, else null)
     // Spatial sort.
     unsigned int* sortKeys;
     unsigned int* sortedKeys;
@@ -107,6 +134,8 @@ struct NarumiNonbondedData {
     int* slotOfAtom;            // original atom index -> slot
     float4* slotPositions;      // (x, y, z, q sqrt(k)), wrapped into the box when periodic
     float2* slotLennardJones;   // (sigma/2, 2 sqrt(eps))
+    NarumiDouble4* slotPositionsDouble;  // double-precision pairs: the same positions and charges in double (else null)
+    double2* slotLennardJonesDouble;
     // Tiles.
     float4* blockCenters;
     float4* blockHalfExtents;   // w: radius of the bounding sphere
@@ -125,6 +154,7 @@ struct NarumiNonbondedData {
     NarumiStatusWords* status;
     // Settings.
     NarumiPairConstants pair;
+    NarumiPairConstantsOf<double> pairDouble;  // the same constants for double-precision pairs
     NarumiBox box;
     float tileCutoff2;          // cutoff^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm

@@ -5,7 +5,8 @@
  * The per-thread accumulators of the nonbonded kernels, one per NarumiNonbondedForce::AccumulationMethod, with one
  * interface so that the kernels are templates over the method (the accuracy study compares them in one kernel):
  *
- *   add(y)          add one float pair term (a force component or a pair energy)
+ *   Real            the precision of the pair terms it takes (float, or double for double-precision pairs)
+ *   add(y)          add one pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
  *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
  *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units (type Term)
@@ -55,6 +56,18 @@ __device__ inline long long narumiRoundedTerm(float y, int& errors) {
     return __float2ll_rn(__fmul_rn(y, (float) (1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
 }
 
+/** The same for a double term (double-precision pairs): exact scaling, rounded to nearest, odd. */
+template <int FRACTION_BITS>
+__device__ inline long long narumiRoundedTerm(double y, int& errors) {
+    static_assert(FRACTION_BITS <= 32, "the grid must be part of OpenMM's 2^-32 grid");
+    if (!(fabs(y) < (double) NARUMI_FIXED_POINT_LIMIT)) {
+        errors |= NARUMI_ERROR_TERM_RANGE;
+        const long long saturated = 0x7fffffff00000000LL;
+        return y > 0.0 ? saturated : (y < 0.0 ? -saturated : 0);
+    }
+    return __double2ll_rn(__dmul_rn(y, (double) (1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
+}
+
 /** OpenMM's own rounding of a term: llrint(y * 2^32). */
 __device__ inline long long narumiFixedPointTerm(float y, int& errors) {
     return narumiRoundedTerm<32>(y, errors);
@@ -74,6 +87,7 @@ __device__ inline long long narumiGridTerm(float y, int& errors) {
  * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
 struct NarumiTermAccumulator {
+    using Real = float;
     using Term = long long;
     NarumiAccumulator small;
     long long large;
@@ -145,8 +159,14 @@ struct NarumiTermAccumulator {
     }
 };
 
-/** OpenMM-style 64-bit fixed point for every term (exact, order-independent, one 64-bit add per term). */
-struct FixedPoint64TermAccumulator {
+/**
+ * Every term rounded onto the grid 2^-FRACTION_BITS and summed in a 64-bit integer (exact, order-independent, one
+ * 64-bit add per term): OpenMM's own fixed point (32 bits, method FixedPoint64), and in double precision Narumi's grid
+ * (25 bits) for double terms, which the float + int32 Narumi pair cannot hold without rounding them to float first.
+ */
+template <int FRACTION_BITS, class RealT>
+struct FixedPointTermAccumulator {
+    using Real = RealT;
     using Term = long long;
     long long sum;
     int errors;
@@ -155,13 +175,13 @@ struct FixedPoint64TermAccumulator {
         sum = 0;
         errors = 0;
     }
-    __device__ void add(float y) {
-        sum += narumiFixedPointTerm(y, errors);
+    __device__ void add(Real y) {
+        sum += narumiRoundedTerm<FRACTION_BITS>(y, errors);
     }
     __device__ void carry() {
     }
-    __device__ static long long term(float y, int& errors) {
-        return narumiFixedPointTerm(y, errors);
+    __device__ static long long term(Real y, int& errors) {
+        return narumiRoundedTerm<FRACTION_BITS>(y, errors);
     }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
         atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) sum);
@@ -184,8 +204,8 @@ struct FixedPoint64TermAccumulator {
     __device__ static Partner partnerZero() {
         return 0;
     }
-    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int& errors) {
-        p += narumiFixedPointTerm(y, errors);
+    __device__ static void addPartner(Partner& p, Real y, const NarumiGlobalSums&, int, int, int& errors) {
+        p += narumiRoundedTerm<FRACTION_BITS>(y, errors);
     }
     __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
         if (p != 0)
@@ -193,8 +213,14 @@ struct FixedPoint64TermAccumulator {
     }
 };
 
+using FixedPoint64TermAccumulator = FixedPointTermAccumulator<32, float>;
+/** Double precision: Narumi's and FixedPoint64's sums of double-precision pair terms. */
+using NarumiGridDoubleTermAccumulator = FixedPointTermAccumulator<NARUMI_LOW_FRACTION_BITS, double>;
+using FixedPoint64DoubleTermAccumulator = FixedPointTermAccumulator<32, double>;
+
 /** Narumi's method A: float sums, merged with float atomics. */
 struct SingleFloatTermAccumulator {
+    using Real = float;
     using Term = float;
     float sum;
 
@@ -236,9 +262,11 @@ struct SingleFloatTermAccumulator {
 };
 
 /** Global sums in double, merged with double atomics: methods B to E (the paper's exclusion pass, on the CPU there). */
+template <class RealT>
 struct DoubleGlobalSum {
+    using Real = RealT;
     using Term = double;
-    __device__ static double term(float y, int&) {
+    __device__ static double term(Real y, int&) {
         return (double) y;
     }
     __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, double value) {
@@ -249,14 +277,18 @@ struct DoubleGlobalSum {
     }
 };
 
-/** Narumi's method B: single-precision terms summed in double. */
-struct DoubleFloatTermAccumulator : DoubleGlobalSum {
+/** Narumi's method B: single-precision terms (double ones in double precision) summed in double. */
+template <class RealT>
+struct DoubleSumTermAccumulator : DoubleGlobalSum<RealT> {
+    using Real = RealT;
+    using DoubleGlobalSum<RealT>::addForceTerm;
+    using DoubleGlobalSum<RealT>::addEnergyTerm;
     double sum;
 
     __device__ void zero() {
         sum = 0.0;
     }
-    __device__ void add(float y) {
+    __device__ void add(Real y) {
         sum += (double) y;
     }
     __device__ void carry() {
@@ -272,7 +304,7 @@ struct DoubleFloatTermAccumulator : DoubleGlobalSum {
     __device__ static Partner partnerZero() {
         return 0.0;
     }
-    __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
+    __device__ static void addPartner(Partner& p, Real y, const NarumiGlobalSums&, int, int, int&) {
         p += (double) y;
     }
     __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
@@ -280,6 +312,8 @@ struct DoubleFloatTermAccumulator : DoubleGlobalSum {
             addForceTerm(sums, atom, component, p);
     }
 };
+using DoubleFloatTermAccumulator = DoubleSumTermAccumulator<float>;
+using DoubleDoubleTermAccumulator = DoubleSumTermAccumulator<double>;
 
 /**
  * Narumi's methods C, D and E (PairExpression.cuh): each thread's and each tile partner's sum a float pair, read out
@@ -287,7 +321,7 @@ struct DoubleFloatTermAccumulator : DoubleGlobalSum {
  * path: a term beyond what the rule handles exactly shows in eqs. 10-11, which is what the study measures.
  */
 template <PairExpressionRule RULE>
-struct PairExpressionTermAccumulator : DoubleGlobalSum {
+struct PairExpressionTermAccumulator : DoubleGlobalSum<float> {
     FloatPair sum;
 
     __device__ void zero() {
@@ -325,7 +359,7 @@ using ModifiedNitadoriTermAccumulator = PairExpressionTermAccumulator<PairExpres
 
 /** The three components of one pair force, one add() each. */
 template <class Accumulator>
-__device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z, float3 f) {
+__device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z, typename NarumiVectors<typename Accumulator::Real>::V3 f) {
     x.add(f.x);
     y.add(f.y);
     z.add(f.z);
@@ -337,8 +371,9 @@ __device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z,
  */
 template <class Accumulator>
 __device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator& z, typename Accumulator::Partner& px,
-                                    typename Accumulator::Partner& py, typename Accumulator::Partner& pz, float3 f,
-                                    const NarumiGlobalSums& sums, int partnerAtom, int& errors) {
+                                    typename Accumulator::Partner& py, typename Accumulator::Partner& pz,
+                                    typename NarumiVectors<typename Accumulator::Real>::V3 f, const NarumiGlobalSums& sums,
+                                    int partnerAtom, int& errors) {
     addVector(x, y, z, f);
     Accumulator::addPartner(px, -f.x, sums, partnerAtom, 0, errors);
     Accumulator::addPartner(py, -f.y, sums, partnerAtom, 1, errors);

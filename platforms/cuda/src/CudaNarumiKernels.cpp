@@ -147,6 +147,20 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
     pair.switchDistance = (float) force.getSwitchingDistance();
     pair.invSwitchWidth = pair.useSwitch ? (float) (1 / (cutoff - force.getSwitchingDistance())) : 0.0f;
+    // Double precision: the pairs in double too, for the methods whose sums hold double terms (the float-pair
+    // methods A and C-E are defined on float terms and keep them).
+    pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
+                    method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
+    NarumiPairConstantsOf<double>& pairDouble = data.pairDouble;
+    pairDouble.coulombKind = pair.coulombKind;
+    pairDouble.useSwitch = pair.useSwitch;
+    pairDouble.cutoff2 = useCutoff ? cutoff * cutoff : numeric_limits<double>::infinity();
+    pairDouble.invCutoff2 = useCutoff ? 1 / (cutoff * cutoff) : 0.0;
+    pairDouble.krf = useCutoff ? (dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff) : 0.0;
+    pairDouble.twoKrf = 2 * pairDouble.krf;
+    pairDouble.crf = useCutoff ? 3 * dielectric / ((2 * dielectric + 1) * cutoff) : 0.0;
+    pairDouble.switchDistance = force.getSwitchingDistance();
+    pairDouble.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
     // The block test runs on float bounding boxes: a small margin keeps it conservative despite their rounding.
     double tileCutoff = cutoff * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
@@ -156,6 +170,10 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     atomParameters.initialize<float4>(cu, max(1, numAtoms), "narumiAtomParameters");
     exceptionAtoms.initialize<int2>(cu, max(1, data.numExceptions), "narumiExceptionAtoms");
     exceptionParameters.initialize<float4>(cu, max(1, data.numExceptions), "narumiExceptionParameters");
+    if (pairsInDouble) {
+        atomParametersDouble.initialize<NarumiDouble4>(cu, max(1, numAtoms), "narumiAtomParametersDouble");
+        exceptionParametersDouble.initialize<NarumiDouble4>(cu, max(1, data.numExceptions), "narumiExceptionParametersDouble");
+    }
     uploadParameters(system, force);
 
     sortKeys.initialize<unsigned int>(cu, numAtoms, "narumiSortKeys");
@@ -165,6 +183,10 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     slotOfAtom.initialize<int>(cu, numAtoms, "narumiSlotOfAtom");
     slotPositions.initialize<float4>(cu, data.numSlots, "narumiSlotPositions");
     slotLennardJones.initialize<float2>(cu, data.numSlots, "narumiSlotLennardJones");
+    if (pairsInDouble) {
+        slotPositionsDouble.initialize<NarumiDouble4>(cu, data.numSlots, "narumiSlotPositionsDouble");
+        slotLennardJonesDouble.initialize<double2>(cu, data.numSlots, "narumiSlotLennardJonesDouble");
+    }
     blockCenters.initialize<float4>(cu, data.numBlocks, "narumiBlockCenters");
     blockHalfExtents.initialize<float4>(cu, data.numBlocks, "narumiBlockHalfExtents");
     superblockCenters.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockCenters");
@@ -210,6 +232,11 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.atomParameters = (const float4*) atomParameters.getDevicePointer();
     data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();
     data.exceptionParameters = (const float4*) exceptionParameters.getDevicePointer();
+    // Null pointers say "float pairs" to the launcher.
+    data.atomParametersDouble = pairsInDouble ? (const NarumiDouble4*) atomParametersDouble.getDevicePointer() : nullptr;
+    data.exceptionParametersDouble = pairsInDouble ? (const NarumiDouble4*) exceptionParametersDouble.getDevicePointer() : nullptr;
+    data.slotPositionsDouble = pairsInDouble ? (NarumiDouble4*) slotPositionsDouble.getDevicePointer() : nullptr;
+    data.slotLennardJonesDouble = pairsInDouble ? (double2*) slotLennardJonesDouble.getDevicePointer() : nullptr;
     data.sums.forceFloat = forceFloat.isInitialized() ? (float*) forceFloat.getDevicePointer() : nullptr;
     data.sums.forceDouble = forceDouble.isInitialized() ? (double*) forceDouble.getDevicePointer() : nullptr;
     data.sums.energyFixed = (unsigned long long*) energyFixed.getDevicePointer();
@@ -230,15 +257,20 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
     int numAtoms = force.getNumParticles();
     double sqrtCoulomb = sqrt(COULOMB_CONSTANT);
     vector<float4> parameters(max(1, numAtoms), float4{0, 0, 0, 0});
+    vector<NarumiDouble4> parametersDouble(max(1, numAtoms), NarumiDouble4{0, 0, 0, 0});
     for (int i = 0; i < numAtoms; i++) {
         double charge, sigma, epsilon;
         force.getParticleParameters(i, charge, sigma, epsilon);
         // Stored so that a pair needs only symmetric products: k q_i q_j = (q_i sqrt k)(q_j sqrt k), and so on.
-        parameters[i] = float4{(float) (charge * sqrtCoulomb), (float) (0.5 * sigma), (float) (2 * sqrt(epsilon)), 0.0f};
+        parametersDouble[i] = NarumiDouble4{charge * sqrtCoulomb, 0.5 * sigma, 2 * sqrt(epsilon), 0.0};
+        parameters[i] = float4{(float) parametersDouble[i].x, (float) parametersDouble[i].y, (float) parametersDouble[i].z, 0.0f};
     }
     atomParameters.upload(parameters);
+    if (pairsInDouble)
+        atomParametersDouble.upload(parametersDouble);
     bool noCoulomb = (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb);
     vector<float4> exceptions(max(1, data.numExceptions), float4{0, 0, 0, 0});
+    vector<NarumiDouble4> exceptionsDouble(max(1, data.numExceptions), NarumiDouble4{0, 0, 0, 0});
     vector<int2> atoms(max(1, data.numExceptions), int2{0, 0});
     for (int i = 0; i < data.numExceptions; i++) {
         int p1, p2;
@@ -246,9 +278,12 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
         force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
         atoms[i] = int2{p1, p2};
         // NoCoulomb drops every Coulomb term, those of exceptions too (as the Reference kernel does).
-        exceptions[i] = float4{(float) (noCoulomb ? 0.0 : COULOMB_CONSTANT * chargeProd), (float) sigma, (float) (4 * epsilon), 0.0f};
+        exceptionsDouble[i] = NarumiDouble4{noCoulomb ? 0.0 : COULOMB_CONSTANT * chargeProd, sigma, 4 * epsilon, 0.0};
+        exceptions[i] = float4{(float) exceptionsDouble[i].x, (float) sigma, (float) exceptionsDouble[i].z, 0.0f};
     }
     exceptionParameters.upload(exceptions);
+    if (pairsInDouble)
+        exceptionParametersDouble.upload(exceptionsDouble);
     exceptionAtoms.upload(atoms);
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
 }
@@ -286,6 +321,11 @@ void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     box.vecX = make_float3((float) boxVectors[0][0], (float) boxVectors[0][1], (float) boxVectors[0][2]);
     box.vecY = make_float3((float) boxVectors[1][0], (float) boxVectors[1][1], (float) boxVectors[1][2]);
     box.vecZ = make_float3((float) boxVectors[2][0], (float) boxVectors[2][1], (float) boxVectors[2][2]);
+    box.sizeDouble = make_double3(boxVectors[0][0], boxVectors[1][1], boxVectors[2][2]);
+    box.invSizeDouble = make_double3(1 / boxVectors[0][0], 1 / boxVectors[1][1], 1 / boxVectors[2][2]);
+    box.vecXDouble = make_double3(boxVectors[0][0], boxVectors[0][1], boxVectors[0][2]);
+    box.vecYDouble = make_double3(boxVectors[1][0], boxVectors[1][1], boxVectors[1][2]);
+    box.vecZDouble = make_double3(boxVectors[2][0], boxVectors[2][1], boxVectors[2][2]);
     box.triclinic = (boxVectors[1][0] != 0 || boxVectors[2][0] != 0 || boxVectors[2][1] != 0);
 }
 

@@ -144,6 +144,40 @@ TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
     }
 }
 
+/** What NarumiNonbondedForce prints to stderr over a few evaluations of a water box (its search warnings). */
+string searchWarningsOf(const TestSystem& water, double cutoff) {
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(cutoff))});
+    VerletIntegrator integrator(0.0005);
+    ::testing::internal::CaptureStderr();
+    {
+        Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+        context.setPositions(water.positions);
+        for (int i = 0; i < 3; i++)
+            context.getState(State::Energy);
+    }
+    return ::testing::internal::GetCapturedStderr();
+}
+
+/**
+ * Triclinic boxes search as tightly as cubic ones: no block pair is taken as interacting untested and no block loses
+ * the atom filter (the search warns when either happens).  Until the sort keys were taken from the wrapped brick's
+ * coordinates, a quarter of the atoms of a dodecahedron got clamped fractional coordinates, blocks became sticks
+ * across the box, and such a box ran at 0.62x OpenMM's speed with ~90k untested block pairs per evaluation.  A box
+ * too small for its cutoff still gets the warning.
+ */
+TEST(CudaNarumiNonbondedForce, TriclinicBoxesSearchWithoutFallback) {
+    SKIP_WITHOUT_CUDA();
+    const double d = 6.0;
+    Box dodecahedron = {Vec3(d, 0, 0), Vec3(0, d, 0), Vec3(d / 2, d / 2, d * sqrt(2.0) / 2)};
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    for (const Box& box : {dodecahedron, octahedron}) {
+        string warnings = searchWarningsOf(waterBox(box, 31), 1.0);
+        EXPECT_EQ(warnings.find("neighbour search listed more"), string::npos) << warnings;
+    }
+    string warnings = searchWarningsOf(waterBox(cubicBox(4.2), 32), 2.05);
+    EXPECT_NE(warnings.find("neighbour search listed more"), string::npos) << "a 4.2 nm box with a 2.05 nm cutoff: " << warnings;
+}
+
 TEST(CudaNarumiNonbondedForce, NonPeriodicAndNoCutoffMatchReference) {
     SKIP_WITHOUT_CUDA();
     TestSystem molecule = solvatedMolecule(cubicBox(3.5), Vec3(1.6, 1.7, 1.8), 7);
@@ -220,6 +254,53 @@ TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReferen
             double tolerance = (lossy ? 1e-2 : 1e-5);
             expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision, tolerance);
         }
+}
+
+/**
+ * Precision=double computes the pairs in double (Narumi, FixedPoint64 and DoubleFloat): its force error against the
+ * Reference platform must be within 2x that of OpenMM's own NonbondedForce on its CUDA platform in double precision,
+ * measured on the same positions (a water box, a triclinic box, a solvated molecule with exceptions), and far below
+ * single precision's; the excluded pairs still cancel exactly (a net force of exactly zero).
+ */
+TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
+    SKIP_WITHOUT_CUDA();
+    const double d = 4.0;
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    vector<pair<string, TestSystem>> systems = {{"water box", waterBoxOfAtoms(10000, 21)},
+                                                {"truncated octahedron", waterBox(octahedron, 22)},
+                                                {"solvated molecule", solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 23)}};
+    for (auto& [name, ts] : systems) {
+        NonbondedSettings settings = periodicSettings(1.0);
+        auto openmmSystem = makeSystem(ts, {makeNonbondedForce(ts, settings)});
+        EnergyAndForces openmmReference = evaluate(*openmmSystem, ts.positions, "Reference");
+        EnergyAndForces openmmCuda = evaluateOnCuda(*openmmSystem, ts.positions, "double");
+        double openmmError = relativeRmsDifference(openmmCuda.forces, openmmReference.forces);
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::DoubleFloat}) {
+            Narumi* force = makeNarumiForce(ts, settings, Narumi::ReactionField);
+            force->setAccumulationMethod(accumulation);
+            auto system = makeSystem(ts, {force});
+            EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
+            EnergyAndForces cudaDouble = evaluateOnCuda(*system, ts.positions, "double");
+            EnergyAndForces cudaMixed = evaluateOnCuda(*system, ts.positions, "mixed");
+            double error = relativeRmsDifference(cudaDouble.forces, reference.forces);
+            double mixedError = relativeRmsDifference(cudaMixed.forces, reference.forces);
+            double energyError = fabs(cudaDouble.energy - reference.energy) / fabs(reference.energy);
+            cout << "[ accuracy ] " << name << ", accumulation " << accumulation << ", double: relative RMS force error "
+                 << error << " (OpenMM CUDA double " << openmmError << ", mixed here " << mixedError << "), relative energy error "
+                 << energyError << endl;
+            EXPECT_LE(error, 2 * openmmError + 1e-12) << name << ", accumulation " << accumulation;
+            EXPECT_LE(error, 1e-2 * mixedError) << name << ", accumulation " << accumulation << ": double is single-grade";
+            EXPECT_LE(energyError, 1e-8) << name << ", accumulation " << accumulation;
+            if (accumulation != Narumi::DoubleFloat) {
+                int64_t net[3] = {0, 0, 0};
+                for (const Vec3& f : cudaDouble.forces)
+                    for (int c = 0; c < 3; c++)
+                        net[c] += toFixedPoint(f[c]);
+                for (int c = 0; c < 3; c++)
+                    EXPECT_EQ(net[c], 0) << name << ", accumulation " << accumulation << ": fixed-point sums must cancel exactly";
+            }
+        }
+    }
 }
 
 TEST(CudaNarumiNonbondedForce, RepeatedEvaluationsAndContextsAreBitwiseIdentical) {
