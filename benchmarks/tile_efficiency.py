@@ -11,9 +11,9 @@ per-axis gaps at the centres' minimum image), the tiles per block when a tile is
 cutoff of a block's box, the same for a half list (the block itself, then atoms of later blocks only, each pair once),
 and for the kernel's list: a half list of the atoms within the cutoff of at least one atom of the block (OpenMM's
 filter); for each the fraction of tested pairs that are inside the cutoff.  This is the model behind the Hilbert
-sort and the atom-filtered half list of platforms/cuda/src/NarumiNonbondedKernels.cu.  --sphere-groups G... also
-gives the kernel's list with a cheaper filter, the bounding spheres of G consecutive atoms of the block instead of
-its single atoms (Hilbert order; G tests per candidate atom instead of 32).
+sort and the atom-filtered half list of platforms/cuda/src/kernels/ (sortAtoms.cu, findNeighbors.cu).
+--sphere-groups G... also gives the kernel's list with a cheaper filter, the bounding spheres of G consecutive atoms
+of the block instead of its single atoms (Hilbert order; G tests per candidate atom instead of 32).
 """
 import argparse
 import os

@@ -12,9 +12,10 @@
 namespace NarumiPlugin {
 
 /**
- * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs (double ones in Precision=double), Narumi (or the other selected)
- * accumulation, exclusions and exceptions corrected afterwards (src/NarumiNonbondedKernels.cu).  The host side owns
- * the device memory and launch geometry; every entry point makes OpenMM's CUDA context current.
+ * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs (double ones in Precision=double), Narumi
+ * (or the other selected) accumulation, exclusions and exceptions corrected afterwards (src/NarumiNonbondedLaunch.cu
+ * and src/kernels/).  The host side owns the device memory and launch geometry; every entry point makes OpenMM's CUDA
+ * context current.
  */
 class CudaCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:

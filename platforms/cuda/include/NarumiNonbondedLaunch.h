@@ -1,7 +1,10 @@
 #ifndef NARUMI_NONBONDED_LAUNCH_H_
 #define NARUMI_NONBONDED_LAUNCH_H_
 
-/** Host entry points of the nonbonded kernels (src/NarumiNonbondedKernels.cu), callable from plain C++. */
+/**
+ * Host entry points of the nonbonded kernels (src/NarumiNonbondedLaunch.cu, which launches the stages of
+ * src/kernels/), callable from plain C++.
+ */
 
 #include "NarumiNonbondedTypes.h"
 #include <cuda_runtime_api.h>

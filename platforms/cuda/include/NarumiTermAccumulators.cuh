@@ -391,7 +391,7 @@ struct NarumiGridVector {
  * components onto the 2^-25 grid in 64-bit integers, which is what the Narumi pair would contribute for each of
  * them too.  Not inlined, so that the pair loops stay small enough for the instruction cache.
  */
-__device__ __noinline__ NarumiGridVector narumiGridVector(float3 f) {
+__device__ inline __noinline__ NarumiGridVector narumiGridVector(float3 f) {
     NarumiGridVector g;
     g.errors = 0;
     g.x = narumiGridTerm(f.x, g.errors);

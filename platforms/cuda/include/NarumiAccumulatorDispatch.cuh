@@ -1,0 +1,53 @@
+#ifndef NARUMI_ACCUMULATOR_DISPATCH_CUH_
+#define NARUMI_ACCUMULATOR_DISPATCH_CUH_
+
+/** From the run-time accumulation method to the accumulator type that the kernels take as a template parameter. */
+
+#include "NarumiNonbondedLaunch.h"
+#include "NarumiTermAccumulators.cuh"
+
+namespace NarumiPlugin {
+
+/** An accumulator type passed as a value: typename decltype(tag)::type. */
+template <class Accumulator>
+struct NarumiAccumulatorTag {
+    using type = Accumulator;
+};
+
+/**
+ * Calls f(NarumiAccumulatorTag<A>{}) with the accumulator A of method (NarumiTermAccumulators.cuh), e.g.
+ *
+ *   narumiWithAccumulator(method, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
+ *
+ * the one switch over the methods, shared by the stages whose kernels are templates over the accumulator.
+ */
+template <class F>
+void narumiWithAccumulator(NarumiAccumulation method, F&& f) {
+    switch (method) {
+    case NarumiAccumulation::Narumi:
+        f(NarumiAccumulatorTag<NarumiTermAccumulator>{});
+        break;
+    case NarumiAccumulation::SingleFloat:
+        f(NarumiAccumulatorTag<SingleFloatTermAccumulator>{});
+        break;
+    case NarumiAccumulation::DoubleFloat:
+        f(NarumiAccumulatorTag<DoubleFloatTermAccumulator>{});
+        break;
+    case NarumiAccumulation::FixedPoint64:
+        f(NarumiAccumulatorTag<FixedPoint64TermAccumulator>{});
+        break;
+    case NarumiAccumulation::TakahashiIitaka:
+        f(NarumiAccumulatorTag<TakahashiIitakaTermAccumulator>{});
+        break;
+    case NarumiAccumulation::Nitadori:
+        f(NarumiAccumulatorTag<NitadoriTermAccumulator>{});
+        break;
+    case NarumiAccumulation::ModifiedNitadori:
+        f(NarumiAccumulatorTag<ModifiedNitadoriTermAccumulator>{});
+        break;
+    }
+}
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_ACCUMULATOR_DISPATCH_CUH_

@@ -1,0 +1,59 @@
+#ifndef NARUMI_NONBONDED_STAGES_H_
+#define NARUMI_NONBONDED_STAGES_H_
+
+/**
+ * The host launchers of the stages of one evaluation (src/kernels/*.cu), in the order narumiLaunchNonbonded
+ * (src/NarumiNonbondedLaunch.cu) calls them: one launcher per span the stage timer reports, so that it can mark the
+ * end of each.  Each queues its kernels on stream and returns at once; a CUDA call that reports an error (CUB, the
+ * occupancy query) throws through narumiCheck, and the launches' own errors are read once, after the last stage.
+ */
+
+#include "NarumiNonbondedLaunch.h"
+#include "NarumiNonbondedTypes.h"
+#include <cstddef>
+#include <cuda_runtime_api.h>
+
+namespace NarumiPlugin {
+
+/** Throws std::runtime_error naming what failed when status is not cudaSuccess (src/NarumiNonbondedLaunch.cu). */
+void narumiCheck(cudaError_t status, const char* what);
+
+// src/kernels/sortAtoms.cu
+/** Bytes of CUB storage narumiSortAtoms needs for numAtoms atoms. */
+size_t narumiSortStorageBytes(int numAtoms);
+/** computeSortKeys and the radix sort: the atoms into slots along the Hilbert curve (slotPosqIndex). */
+void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStream_t stream);
+
+// src/kernels/gatherSlots.cu
+/** gatherSlotsAndBounds: slot positions and parameters, block and superblock bounds; keepImages between sorts. */
+void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool keepImages, cudaStream_t stream);
+
+// src/kernels/findNeighbors.cu
+/** findCandidateBlocks: per block, the later blocks whose boxes come within the cutoff of its box. */
+void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t stream);
+/** findNeighborTiles: per block, its tiles of atoms near it (tileAtoms, tileCounts, blockOverflows). */
+void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream);
+/** Bytes of CUB storage narumiScanTileCounts needs for numBlocks blocks. */
+size_t narumiScanStorageBytes(int numBlocks);
+/** The exclusive scan of tileCounts into tileOffsets: the tiles' numbers. */
+void narumiScanTileCounts(const NarumiNonbondedData& data, cudaStream_t stream);
+
+// src/kernels/computeTiles.cu
+/** computeTiles: all pairs of the listed tiles. */
+void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
+/** computeOverflowTiles: the pairs of the blocks whose tiles did not fit into the list. */
+void narumiComputeOverflowTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
+
+// src/kernels/correctExceptions.cu
+/** correctExceptions: "exclude afterwards" (nothing is launched without exceptions). */
+void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
+                             cudaStream_t stream);
+
+// src/kernels/finishSums.cu
+/** mergeFloatingForces (methods A to E) and finishEnergy. */
+void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble,
+                      cudaStream_t stream);
+
+} // namespace NarumiPlugin
+
+#endif // NARUMI_NONBONDED_STAGES_H_

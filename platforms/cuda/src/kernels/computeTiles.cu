@@ -1,0 +1,340 @@
+/**
+ * The pairs: computeTiles computes all pairs of the listed tiles, with NO exclusion test (correctExceptions.cu takes
+ * the excluded pairs out afterwards), one warp per contiguous run of tiles; computeOverflowTiles computes the blocks
+ * whose tiles did not fit into the list (none once the host has grown it).
+ *
+ * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
+ * registers for a whole run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
+ * their partners in rotation, so that no two touch the same one; they are merged into OpenMM's buffer once per tile.
+ * (Passing the partners' (hi, lo) pairs round the warp by shuffles instead was slower.)  The pairs inside a block are
+ * computed from both sides.
+ */
+
+#include "NarumiAccumulatorDispatch.cuh"
+#include "NarumiBoundsTests.cuh"
+#include "NarumiKernelConstants.cuh"
+#include "NarumiNonbondedStages.h"
+#include "NarumiPairInteraction.cuh"
+#include "NarumiTermAccumulators.cuh"
+
+namespace NarumiPlugin {
+
+namespace {
+
+/** One thread's atom (slot i) and the sums of its force components and pair energies. */
+template <class Accumulator>
+struct AtomSums {
+    int slot;
+    float4 position;    // NaN for a padding slot past the last atom, so that every r^2 < cutoff^2 test fails
+    float2 lennardJones;
+    float4 blockCenter, blockHalfExtents;   // of the atom's block I
+    Accumulator fx, fy, fz;
+
+    __device__ void load(const NarumiNonbondedData& d, int newSlot) {
+        slot = newSlot;
+        position = slot < d.numAtoms ? d.slotPositions[slot] : make_float4(NAN, NAN, NAN, 0.0f);
+        lennardJones = d.slotLennardJones[slot];
+        blockCenter = d.blockCenters[slot / 32];
+        blockHalfExtents = d.blockHalfExtents[slot / 32];
+        fx.zero();
+        fy.zero();
+        fz.zero();
+    }
+    __device__ void flush(const NarumiNonbondedData& d) {
+        if (slot >= d.numAtoms)
+            return;
+        int posqIndex = d.slotPosqIndex[slot];
+        fx.flushForce(d.sums, posqIndex, 0);
+        fy.flushForce(d.sums, posqIndex, 1);
+        fz.flushForce(d.sums, posqIndex, 2);
+    }
+};
+
+/** A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums. */
+template <class Accumulator>
+struct TileStage {
+    float4 positions[32];   // NaN for no atom
+    float2 lennardJones[32];
+    int posqIndices[32];
+    typename Accumulator::Partner partnerSums[3][32];   // per component, so that rotating accesses hit distinct banks
+};
+
+/** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
+template <int COULOMB, int SWITCH>
+__device__ inline float3 pairForce(const NarumiNonbondedData& d, float4 position, float2 lennardJones, float4 other,
+                                   float2 otherLennardJones, float3 delta, float r2, float& pairEnergy) {
+    float kq = __fmul_rn(position.w, other.w);
+    float sigma = __fadd_rn(lennardJones.x, otherLennardJones.x);
+    float eps4 = __fmul_rn(lennardJones.y, otherLennardJones.y);
+    float dEdrOverR;
+    pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+    return make_float3(__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z));
+}
+
+/**
+ * The diagonal tile (block I with itself) from i's side: lane's atom i against the 32 staged atoms (staged atom k is
+ * the block's atom k), every pair met from both of its atoms, the energy added by the lower one.  With minimumImage
+ * = false every displacement is taken as it is, which is bit for bit the minimum image whenever no component
+ * reaches half the box (the image shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every
+ * pair inside the cutoff counts.
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
+__device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                        const TileStage<Accumulator>& stage) {
+    const int lane = threadIdx.x % 32;
+    const float cutoff2 = d.pair.cutoff2;
+    for (int k = 0; k < 32; k++) {
+        float4 other = stage.positions[k];
+        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (r2 < cutoff2 && k != lane) {
+            float pairEnergy;
+            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy);
+            addVector(atom.fx, atom.fy, atom.fz, force);
+            if (computeEnergy && lane < k)
+                energy.add(pairEnergy);
+        }
+    }
+}
+
+/**
+ * A cross tile (block I against atoms of later blocks), each pair once: at step k lane i meets partner
+ * j = (i + k) mod 32, so the 32 lanes touch 32 different partners and j's share, exactly minus i's (the pair
+ * function is odd in delta), goes to j's sums in shared memory without atomics.  __syncwarp orders one step's
+ * writes before the next step's reads of the same partner by the neighbouring lane.  (Handing j's sums round the
+ * warp by shuffles instead, or computing every lane's pair without a branch on the cutoff, measured no faster.)
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
+__device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                     TileStage<Accumulator>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    const float cutoff2 = d.pair.cutoff2;
+#pragma unroll 2
+    for (int k = 0; k < 32; k++) {
+        int j = (lane + k) & 31;
+        float4 other = stage.positions[j];
+        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, d.box);
+        float r2 = narumiSquaredLength(delta);
+        if (r2 < cutoff2) {
+            float pairEnergy;
+            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
+            addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j], force,
+                         d.sums, stage.posqIndices[j], errors);
+            if (computeEnergy)
+                energy.add(pairEnergy);
+        }
+        __syncwarp();
+    }
+}
+
+/**
+ * One tile for one warp: every lane's atom i of block I against 32 other atoms (otherSlot of each lane; -1: none),
+ * staged in shared memory.  The diagonal tile (I with itself) is computed from both sides of each pair; a cross
+ * tile once per pair, with the partners' sums merged into the global sums at its end.  In a periodic box the
+ * minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
+ * lengths of every point of I's bounding box: no displacement of the tile needs an image shift.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool diagonal, AtomSums<Accumulator>& atom,
+                               Accumulator& energy, TileStage<Accumulator>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    // A missing atom sits at NaN: its r^2 < cutoff^2 test fails, so the pair loops need no test of the slot.
+    float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(NAN, NAN, NAN, 0.0f);
+    int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
+    __syncwarp();
+    stage.positions[lane] = position;
+    stage.lennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
+    stage.posqIndices[lane] = posqIndex;
+    for (int c = 0; c < 3; c++)
+        stage.partnerSums[c][lane] = Accumulator::partnerZero();
+    __syncwarp();
+    bool needsImages = false;
+    if (d.box.periodic) {
+        const float4& c = atom.blockCenter;
+        const float4& h = atom.blockHalfExtents;
+        bool inside = otherSlot < 0 || (fabsf(position.x - c.x) + h.x < 0.49f * d.box.size.x &&
+                                        fabsf(position.y - c.y) + h.y < 0.49f * d.box.size.y &&
+                                        fabsf(position.z - c.z) + h.z < 0.49f * d.box.size.z);
+        needsImages = !__all_sync(FULL_MASK, inside);
+    }
+    if (diagonal) {
+        if (needsImages)
+            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH>(d, atom, energy, stage);
+        else
+            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage);
+    }
+    else {
+        if (needsImages)
+            accumulateCrossPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH>(d, atom, energy, stage, errors);
+        else
+            accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage, errors);
+        if (otherSlot >= 0)
+            for (int c = 0; c < 3; c++)
+                Accumulator::flushPartner(stage.partnerSums[c][lane], d.sums, posqIndex, c, errors);
+    }
+    // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
+    atom.fx.carry();
+    atom.fy.carry();
+    atom.fz.carry();
+    if (computeEnergy)
+        energy.carry();
+}
+
+/** The block whose segment holds tile t of the list: the last I with tileOffsets[I] <= t (blocks may list none). */
+__device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
+    int low = 0, high = d.numBlocks;  // tileOffsets[low] <= t < tileOffsets[high]
+    while (high - low > 1) {
+        int middle = (low + high) / 2;
+        if (d.tileOffsets[middle] <= t)
+            low = middle;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/**
+ * Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles.  One
+ * copy per Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
+    __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
+    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
+    int numTiles = d.tileOffsets[d.numBlocks];
+    int perWarp = (numTiles + numWarps - 1) / numWarps;
+    int begin = warp * perWarp, end = min(begin + perWarp, numTiles);
+    if (begin >= end)
+        return;
+    AtomSums<Accumulator> atom;
+    Accumulator energy;
+    energy.zero();
+    int errors = 0;
+    int blockI = blockOfTile(d, begin);
+    atom.load(d, blockI * 32 + lane);
+    for (int t = begin; t < end; t++) {
+        if (t >= d.tileOffsets[blockI + 1]) {
+            atom.flush(d);
+            while (t >= d.tileOffsets[blockI + 1])
+                blockI++;
+            atom.load(d, blockI * 32 + lane);
+        }
+        int tileOfBlock = t - d.tileOffsets[blockI];
+        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
+        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy,
+                                                                    stages[warpInBlock], errors);
+    }
+    atom.flush(d);
+    if (computeEnergy)
+        energy.flushEnergy(d.sums);
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
+}
+
+/** Blocks whose tiles did not all fit into the list: one warp per block I, against itself and whole later blocks J near it. */
+template <class Accumulator, bool computeEnergy>
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedData d) {
+    __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
+    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
+    if (blockI >= d.numBlocks || !d.blockOverflows[blockI])
+        return;
+    AtomSums<Accumulator> atom;
+    atom.load(d, blockI * 32 + lane);
+    Accumulator energy;
+    energy.zero();
+    int errors = 0;
+    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
+        while (mask != 0) {
+            int tileBlock = first + __ffs(mask) - 1;
+            mask &= mask - 1;
+            int slot = tileBlock * 32 + lane;
+            accumulateTile<Accumulator, computeEnergy, NARUMI_COULOMB_ANY, NARUMI_SWITCH_ANY>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI,
+                                                                                             atom, energy, stages[warpInBlock], errors);
+        }
+    }
+    atom.flush(d);
+    if (computeEnergy)
+        energy.flushEnergy(d.sums);
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
+}
+
+/** Thread blocks of a full wave of the current GPU for a pair kernel (cached per kernel and device). */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+int computeTilesGrid() {
+    static int cachedDevice = -1, cachedBlocks = 0;
+    int device;
+    narumiCheck(cudaGetDevice(&device), "cudaGetDevice");
+    if (device != cachedDevice) {
+        int multiprocessors, blocksPerMultiprocessor;
+        narumiCheck(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        narumiCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>,
+                                                                  THREADS, 0), "reading the occupancy");
+        cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
+        cachedDevice = device;
+    }
+    return cachedBlocks;
+}
+
+template <class Accumulator, bool computeEnergy, int COULOMB>
+void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
+    if (d.pair.useSwitch)
+        computeTiles<Accumulator, computeEnergy, COULOMB, 1><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 1>(), THREADS, 0, stream>>>(d);
+    else
+        computeTiles<Accumulator, computeEnergy, COULOMB, 0><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 0>(), THREADS, 0, stream>>>(d);
+}
+
+/** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */
+template <class Accumulator, bool computeEnergy>
+void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+    switch (d.pair.coulombKind) {
+    case NARUMI_COULOMB_NONE:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_NONE>(d, stream);
+        break;
+    case NARUMI_COULOMB_PLAIN:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN>(d, stream);
+        break;
+    case NARUMI_COULOMB_REACTION_FIELD:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD>(d, stream);
+        break;
+    default:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED>(d, stream);
+    }
+}
+
+template <class Accumulator, bool computeEnergy>
+void launchComputeOverflowTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+    computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
+}
+
+} // namespace
+
+void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+    narumiWithAccumulator(method, [&](auto tag) {
+        using Accumulator = typename decltype(tag)::type;
+        if (includeEnergy)
+            launchComputeTiles<Accumulator, true>(data, stream);
+        else
+            launchComputeTiles<Accumulator, false>(data, stream);
+    });
+}
+
+void narumiComputeOverflowTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+    narumiWithAccumulator(method, [&](auto tag) {
+        using Accumulator = typename decltype(tag)::type;
+        if (includeEnergy)
+            launchComputeOverflowTiles<Accumulator, true>(data, stream);
+        else
+            launchComputeOverflowTiles<Accumulator, false>(data, stream);
+    });
+}
+
+} // namespace NarumiPlugin

@@ -1,0 +1,268 @@
+/**
+ * The neighbour list, rebuilt every evaluation, as a half list:
+ *
+ *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
+ *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
+ *                         to a tile in I's segment of the list
+ *   (CUB scan)            tileCounts -> tileOffsets: the tiles' numbers, read by computeTiles
+ */
+
+#include "NarumiBoundsTests.cuh"
+#include "NarumiKernelConstants.cuh"
+#include "NarumiNonbondedStages.h"
+#include "NarumiPairInteraction.cuh"
+#include <cub/device/device_scan.cuh>
+
+namespace NarumiPlugin {
+
+namespace {
+
+/**
+ * One warp per block I: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock by
+ * superblock, into I's segment of candidateBlocks.  A block with more candidates than its segment holds goes to the
+ * overflow kernel (findNeighborTiles lists none for it); the largest count goes to the host, which then grows the
+ * segments.
+ */
+__global__ void findCandidateBlocks(NarumiNonbondedData d) {
+    const int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (blockI >= d.numBlocks)
+        return;
+    const unsigned int lowerLanes = (1u << lane) - 1;
+    int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
+    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    const int superblockI = blockI / 32;
+    int count = 0, untestedPairs = 0;
+    for (int firstSuperblock = superblockI - superblockI % 32; firstSuperblock < d.numSuperblocks; firstSuperblock += 32) {
+        int superblock = firstSuperblock + lane;
+        bool untested;
+        unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
+            boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock], untested));
+        while (nearSuperblocks != 0) {
+            // Several superblocks at once, their blocks' bounds loaded together (one warp per block I is too few
+            // warps to hide one load's latency behind another warp's).
+            int blocksJ[BLOCKS_IN_FLIGHT];
+            float4 centers[BLOCKS_IN_FLIGHT], halves[BLOCKS_IN_FLIGHT];
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                blocksJ[u] = nearSuperblocks != 0 ? 32 * (firstSuperblock + __ffs(nearSuperblocks) - 1) + lane : d.numBlocks;
+                nearSuperblocks &= nearSuperblocks - 1;
+                if (blocksJ[u] < d.numBlocks) {
+                    centers[u] = d.blockCenters[blocksJ[u]];
+                    halves[u] = d.blockHalfExtents[blocksJ[u]];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                bool near = blocksJ[u] > blockI && blocksJ[u] < d.numBlocks && boundsWithinCutoff(d, centerI, halfI, centers[u], halves[u], untested);
+                untestedPairs += __popc(__ballot_sync(FULL_MASK, near && untested));
+                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                int entry = count + __popc(nearMask & lowerLanes);
+                if (near && entry < d.candidatesPerBlockCapacity)
+                    segment[entry] = blocksJ[u];
+                count += __popc(nearMask);
+            }
+        }
+    }
+    if (lane == 0) {
+        d.candidateCounts[blockI] = count;
+        atomicMax(&d.status->candidatesPerBlockNeeded, count);
+        if (untestedPairs != 0)
+            atomicAdd(&d.status->untestedBlockPairs, (unsigned long long) untestedPairs);
+    }
+}
+
+/** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
+constexpr int SEARCH_WARPS = 8;
+/** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
+constexpr int STAGED_CAPACITY = 64;
+
+/** What the warps searching for block I's neighbours share. */
+struct NeighborSearchShared {
+    float4 atomsI[32];                                      // I's atoms relative to I's centre, w = |r|^2 / 2
+    int stagedSlots[SEARCH_WARPS][STAGED_CAPACITY];         // candidates that passed the box test, per warp
+    float4 stagedPositions[SEARCH_WARPS][STAGED_CAPACITY];  // their position relative to I's centre, w = |r|^2 / 2
+    int found;                                              // entries of I's segment written (the diagonal tile first)
+};
+
+/**
+ * Whether every atom within the cutoff of an atom of block I lies, in the image that the reduced minimum image of
+ * its displacement from I's centre picks, within the cutoff of that atom: then the search can compare plain
+ * distances to I's atoms.  True when the cutoff plus I's bounding radius is below half of every box width (the
+ * reduction then cannot pick another image), and always without periodicity.
+ */
+__device__ bool singlePeriodicCopy(const NarumiNonbondedData& d, float4 halfI) {
+    if (!d.box.periodic)
+        return true;
+    float reach = sqrtf(d.tileCutoff2) + halfI.w;
+    return reach < 0.49f * fminf(d.box.size.x, fminf(d.box.size.y, d.box.size.z));
+}
+
+/**
+ * The atom test of up to 32 staged candidates (lane l holds staged entry l, entries from `count` on are empty):
+ * with filterByAtoms, a candidate is kept if it is within the cutoff of at least one of I's atoms (OpenMM's filter,
+ * 26% fewer tiles on the DHFR box than the box test alone: benchmarks/tile_efficiency.py); else every candidate is
+ * kept.  Kept atoms are appended to I's segment; |r_i - r_j|^2 / 2 = w_i + w_j - r_i.r_j about I's centre, where
+ * all |r| are about a nm, so float rounding stays far below the cutoff's margin.
+ */
+__device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShared& s, int warp, int lane, int count,
+                                bool filterByAtoms, int* segment, long long capacityEntries) {
+    bool keep = lane < count;
+    if (keep && filterByAtoms) {
+        float4 r = s.stagedPositions[warp][lane];
+        float halfCutoff2 = 0.5f * d.tileCutoff2;
+        bool near = false;
+#pragma unroll 8
+        for (int k = 0; k < 32; k++) {
+            float4 a = s.atomsI[k];
+            float halfDistance2 = __fmaf_rn(-a.z, r.z, __fmaf_rn(-a.y, r.y, __fmaf_rn(-a.x, r.x, a.w + r.w)));
+            near |= halfDistance2 < halfCutoff2;
+        }
+        keep = near;
+    }
+    unsigned int keptMask = __ballot_sync(FULL_MASK, keep);
+    int base = 0;
+    if (lane == 0 && keptMask != 0)
+        base = atomicAdd(&s.found, __popc(keptMask));
+    base = __shfl_sync(FULL_MASK, base, 0);
+    int entry = base + __popc(keptMask & ((1u << lane) - 1));
+    if (keep && entry < capacityEntries)
+        segment[entry] = s.stagedSlots[warp][lane];
+}
+
+/**
+ * One thread block per block I, SEARCH_WARPS warps: I's tiles, packed into I's segment of tileAtoms.  The first tile
+ * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (findCandidateBlocks, dealt out to
+ * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
+ * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
+ * computeTiles).  The atoms' order in the segment depends on the warps' timing; the integer sums of Narumi and
+ * FixedPoint64 do not.  A block with more tiles than a segment holds (or more candidates) is flagged for the overflow
+ * kernel and lists none; the largest count goes to the host, which then grows the segments.
+ */
+__global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
+    __shared__ NeighborSearchShared s;
+    const int blockI = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const unsigned int lowerLanes = (1u << lane) - 1;
+    const long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
+    int* segment = d.tileAtoms + blockI * capacityEntries;
+    const int numCandidates = d.candidateCounts[blockI];
+    if (numCandidates > d.candidatesPerBlockCapacity) {
+        if (threadIdx.x == 0) {
+            d.tileCounts[blockI] = 0;
+            d.blockOverflows[blockI] = 1;
+            atomicAdd(&d.status->overflowBlocks, 1ULL);
+        }
+        return;
+    }
+    const int* candidates = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
+    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    const bool shiftable = singlePeriodicCopy(d, halfI);
+    const bool filterByAtoms = shiftable && d.tileCutoff2 < INFINITY;
+    if (warp == 0) {
+        int ownSlot = 32 * blockI + lane;
+        segment[lane] = ownSlot < d.numAtoms ? ownSlot : -1;  // every segment holds at least one tile
+        // A missing atom of I is placed far away, where no candidate can be within the cutoff of it.
+        float4 p = ownSlot < d.numAtoms ? d.slotPositions[ownSlot] : make_float4(1e6f, 1e6f, 1e6f, 0.0f);
+        float3 r = make_float3(p.x - centerI.x, p.y - centerI.y, p.z - centerI.z);
+        s.atomsI[lane] = make_float4(r.x, r.y, r.z, 0.5f * (r.x * r.x + r.y * r.y + r.z * r.z));
+        if (lane == 0)
+            s.found = 32;
+    }
+    __syncthreads();
+    int staged = 0;  // this warp's staged candidates
+    // This warp's candidates are numbers warp, warp + SEARCH_WARPS, ...: 32 of them per pass, one per lane.
+    for (int pass = warp; pass < numCandidates; pass += 32 * SEARCH_WARPS) {
+        int mine = pass + SEARCH_WARPS * lane;
+        int myBlock = mine < numCandidates ? candidates[mine] : -1;
+        int inPass = min(32, (numCandidates - pass + SEARCH_WARPS - 1) / SEARCH_WARPS);
+        for (int next = 0; next < inPass; next += BLOCKS_IN_FLIGHT) {
+            int slots[BLOCKS_IN_FLIGHT];
+            float4 positions[BLOCKS_IN_FLIGHT];
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                int blockJ = __shfl_sync(FULL_MASK, myBlock, min(next + u, 31));
+                slots[u] = next + u < inPass ? 32 * blockJ + lane : d.numAtoms;
+                if (slots[u] < d.numAtoms)
+                    positions[u] = d.slotPositions[slots[u]];
+            }
+#pragma unroll
+            for (int u = 0; u < BLOCKS_IN_FLIGHT; u++) {
+                // The box test; in I's frame (the image nearest I's centre) when the atom test can follow.
+                bool near = false;
+                float3 r = make_float3(0.0f, 0.0f, 0.0f);
+                if (slots[u] < d.numAtoms) {
+                    if (shiftable) {
+                        r = make_float3(positions[u].x - centerI.x, positions[u].y - centerI.y, positions[u].z - centerI.z);
+                        if (d.box.periodic)
+                            r = narumiMinimumImage(r, d.box);
+                        float gx = fmaxf(0.0f, fabsf(r.x) - halfI.x), gy = fmaxf(0.0f, fabsf(r.y) - halfI.y),
+                              gz = fmaxf(0.0f, fabsf(r.z) - halfI.z);
+                        near = gx * gx + gy * gy + gz * gz < d.tileCutoff2;
+                    }
+                    else
+                        near = atomNearBounds(d, positions[u], centerI, halfI);
+                }
+                unsigned int nearMask = __ballot_sync(FULL_MASK, near);
+                if (near) {
+                    int entry = staged + __popc(nearMask & lowerLanes);
+                    s.stagedSlots[warp][entry] = slots[u];
+                    s.stagedPositions[warp][entry] = make_float4(r.x, r.y, r.z, 0.5f * (r.x * r.x + r.y * r.y + r.z * r.z));
+                }
+                staged += __popc(nearMask);
+                __syncwarp();
+                if (staged >= 32) {
+                    appendNearAtoms(d, s, warp, lane, 32, filterByAtoms, segment, capacityEntries);
+                    __syncwarp();
+                    staged -= 32;
+                    if (lane < staged) {
+                        s.stagedSlots[warp][lane] = s.stagedSlots[warp][32 + lane];
+                        s.stagedPositions[warp][lane] = s.stagedPositions[warp][32 + lane];
+                    }
+                    __syncwarp();
+                }
+            }
+        }
+    }
+    if (staged > 0)
+        appendNearAtoms(d, s, warp, lane, staged, filterByAtoms, segment, capacityEntries);
+    __syncthreads();
+    const int found = s.found;
+    const int tiles = (found + 31) / 32;
+    const bool listed = (tiles <= d.tilesPerBlockCapacity);
+    if (listed)
+        for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
+            segment[entry] = -1;
+    if (threadIdx.x == 0) {
+        d.tileCounts[blockI] = listed ? tiles : 0;
+        d.blockOverflows[blockI] = !listed;
+        atomicMax(&d.status->tilesPerBlockNeeded, tiles);
+        if (!listed)
+            atomicAdd(&d.status->overflowBlocks, 1ULL);
+        if (!filterByAtoms && d.tileCutoff2 < INFINITY)
+            atomicAdd(&d.status->unfilteredBlocks, 1ULL);
+    }
+}
+
+} // namespace
+
+void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t stream) {
+    findCandidateBlocks<<<blocksFor((long long) data.numBlocks * 32), THREADS, 0, stream>>>(data);
+}
+
+void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
+    findNeighborTiles<<<data.numBlocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
+}
+
+/** The same types and length as the scan in narumiScanTileCounts. */
+size_t narumiScanStorageBytes(int numBlocks) {
+    size_t bytes = 0;
+    narumiCheck(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (int*) nullptr, (int*) nullptr, numBlocks + 1), "sizing the scan");
+    return bytes;
+}
+
+void narumiScanTileCounts(const NarumiNonbondedData& data, cudaStream_t stream) {
+    size_t bytes = data.cubStorageBytes;
+    narumiCheck(cub::DeviceScan::ExclusiveSum(data.cubStorage, bytes, data.tileCounts, data.tileOffsets, data.numBlocks + 1, stream),
+                "scanning tile counts");
+}
+
+} // namespace NarumiPlugin

@@ -1,0 +1,109 @@
+/**
+ * Every evaluation: gatherSlotsAndBounds puts float positions, charges and LJ parameters in slot order, and computes
+ * the bounding boxes of blocks (32 slots) and of superblocks (32 blocks), in one launch.
+ */
+
+#include "NarumiKernelConstants.cuh"
+#include "NarumiNonbondedStages.h"
+#include "NarumiPairInteraction.cuh"
+#include "NarumiPositions.cuh"
+
+namespace NarumiPlugin {
+
+namespace {
+
+/** One warp's min and max of a float over its lanes. */
+__device__ inline void warpMinMax(float& low, float& high) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        low = fminf(low, __shfl_xor_sync(FULL_MASK, low, offset));
+        high = fmaxf(high, __shfl_xor_sync(FULL_MASK, high, offset));
+    }
+}
+
+/** The bounding box of the lanes' points (low, high) as a centre and half extents, w the bounding radius, into lane 0's outputs. */
+__device__ inline void reduceBounds(float3 low, float3 high, float4& center, float4& halfExtents) {
+    warpMinMax(low.x, high.x);
+    warpMinMax(low.y, high.y);
+    warpMinMax(low.z, high.z);
+    float3 half = make_float3(0.5f * (high.x - low.x), 0.5f * (high.y - low.y), 0.5f * (high.z - low.z));
+    center = make_float4(low.x + half.x, low.y + half.y, low.z + half.z, 0.0f);
+    halfExtents = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
+}
+
+/**
+ * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
+ * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
+ * its blocks' boxes), in one launch.  Right after a sort every atom is wrapped into the box; between sorts an atom
+ * keeps the periodic image nearest to its position at the previous evaluation, so that one crossing a face of the box
+ * does not stretch its block's bounding box across the whole box (pairs use the minimum image either way).
+ */
+template <class PosT>
+__global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(NarumiNonbondedData d, int keepImages) {
+    __shared__ float4 lows[32], highs[32];
+    const PosT* posq = (const PosT*) d.posq;
+    const int slot = blockIdx.x * SUPERBLOCK_THREADS + threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int block = slot / 32;
+    float3 low = make_float3(INFINITY, INFINITY, INFINITY), high = make_float3(-INFINITY, -INFINITY, -INFINITY);
+    if (slot < d.numAtoms) {
+        int posqIndex = d.slotPosqIndex[slot];
+        int atom = d.atomIndex[posqIndex];
+        auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
+        float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
+        if (keepImages && d.box.periodic) {
+            float4 previous = d.slotPositions[slot];
+            float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
+            r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
+        }
+        float4 parameters = d.atomParameters[atom];
+        d.slotPositions[slot] = make_float4(r.x, r.y, r.z, parameters.x);
+        d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
+        d.slotOfAtom[atom] = slot;
+        low = high = r;
+    }
+    else if (slot < d.numSlots) {
+        d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
+    }
+    if (block < d.numBlocks) {
+        float4 center, halfExtents;
+        reduceBounds(low, high, center, halfExtents);
+        if (lane == 0) {
+            d.blockCenters[block] = center;
+            d.blockHalfExtents[block] = halfExtents;
+            lows[warp] = make_float4(center.x - halfExtents.x, center.y - halfExtents.y, center.z - halfExtents.z, 0.0f);
+            highs[warp] = make_float4(center.x + halfExtents.x, center.y + halfExtents.y, center.z + halfExtents.z, 0.0f);
+        }
+    }
+    __syncthreads();
+    if (warp == 0) {
+        // Blocks past the last one repeat it.
+        int last = min(31, d.numBlocks - 1 - (int) blockIdx.x * 32);
+        float4 l = lows[min(lane, last)], h = highs[min(lane, last)];
+        float4 center, halfExtents;
+        reduceBounds(make_float3(l.x, l.y, l.z), make_float3(h.x, h.y, h.z), center, halfExtents);
+        if (lane == 0) {
+            // Widened by a relative 1e-6 so that float rounding of centre +- half extent cannot cut off a block's corner.
+            float3 slack = make_float3(1e-6f * (fabsf(center.x) + halfExtents.x) * 2 + 1e-6f, 1e-6f * (fabsf(center.y) + halfExtents.y) * 2 + 1e-6f,
+                                       1e-6f * (fabsf(center.z) + halfExtents.z) * 2 + 1e-6f);
+            float3 half = make_float3(halfExtents.x + slack.x, halfExtents.y + slack.y, halfExtents.z + slack.z);
+            d.superblockCenters[blockIdx.x] = center;
+            d.superblockHalfExtents[blockIdx.x] = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
+        }
+    }
+}
+
+template <class PosT>
+void launchGatherSlots(const NarumiNonbondedData& d, bool keepImages, cudaStream_t stream) {
+    gatherSlotsAndBounds<PosT><<<d.numSuperblocks, SUPERBLOCK_THREADS, 0, stream>>>(d, keepImages);
+}
+
+} // namespace
+
+void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool keepImages, cudaStream_t stream) {
+    if (posqIsDouble)
+        launchGatherSlots<PositionCharge64>(data, keepImages, stream);
+    else
+        launchGatherSlots<float4>(data, keepImages, stream);
+}
+
+} // namespace NarumiPlugin
