@@ -17,12 +17,29 @@ struct NarumiAccumulatorTag {
 /**
  * Calls f(NarumiAccumulatorTag<A>{}) with the accumulator A of method (NarumiTermAccumulators.cuh), e.g.
  *
- *   narumiWithAccumulator(method, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
+ *   narumiWithAccumulator(method, doublePairs, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
  *
- * the one switch over the methods, shared by the stages whose kernels are templates over the accumulator.
+ * the one switch over the methods, shared by the stages whose kernels are templates over the accumulator.  With
+ * doublePairs (Precision=double) Narumi, FixedPoint64 and DoubleFloat take double-precision pair terms; the float-pair
+ * methods A and C-E are defined on float terms and keep them.
  */
 template <class F>
-void narumiWithAccumulator(NarumiAccumulation method, F&& f) {
+void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, F&& f) {
+    if (doublePairs) {
+        switch (method) {
+        case NarumiAccumulation::Narumi:
+            f(NarumiAccumulatorTag<NarumiGridDoubleTermAccumulator>{});
+            return;
+        case NarumiAccumulation::FixedPoint64:
+            f(NarumiAccumulatorTag<FixedPoint64DoubleTermAccumulator>{});
+            return;
+        case NarumiAccumulation::DoubleFloat:
+            f(NarumiAccumulatorTag<DoubleDoubleTermAccumulator>{});
+            return;
+        default:
+            break;
+        }
+    }
     switch (method) {
     case NarumiAccumulation::Narumi:
         f(NarumiAccumulatorTag<NarumiTermAccumulator>{});

@@ -15,25 +15,30 @@
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 #include "NarumiPairInteraction.cuh"
+#include "NarumiPositions.cuh"
 #include "NarumiTermAccumulators.cuh"
 
 namespace NarumiPlugin {
 
 namespace {
 
-/** One thread's atom (slot i) and the sums of its force components and pair energies. */
+/**
+ * One thread's atom (slot i) and the sums of its force components and pair energies.  The pairs are computed in the
+ * accumulator's Real: float, or double for Precision=double (NarumiAccumulatorDispatch.cuh).
+ */
 template <class Accumulator>
 struct AtomSums {
+    using Real = typename Accumulator::Real;
     int slot;
-    float4 position;    // NaN for a padding slot past the last atom, so that every r^2 < cutoff^2 test fails
-    float2 lennardJones;
+    typename NarumiVectors<Real>::V4 position;    // NaN for a padding slot past the last atom: every r^2 < cutoff^2 test fails
+    typename NarumiVectors<Real>::V2 lennardJones;
     float4 blockCenter, blockHalfExtents;   // of the atom's block I
     Accumulator fx, fy, fz;
 
     __device__ void load(const NarumiNonbondedData& d, int newSlot) {
         slot = newSlot;
-        position = slot < d.numAtoms ? d.slotPositions[slot] : make_float4(NAN, NAN, NAN, 0.0f);
-        lennardJones = d.slotLennardJones[slot];
+        position = slot < d.numAtoms ? slotPosition(d, slot, Real()) : missingAtom<Real>();
+        lennardJones = slotLennardJones(d, slot, Real());
         blockCenter = d.blockCenters[slot / 32];
         blockHalfExtents = d.blockHalfExtents[slot / 32];
         fx.zero();
@@ -53,22 +58,22 @@ struct AtomSums {
 /** A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums. */
 template <class Accumulator>
 struct TileStage {
-    float4 positions[32];   // NaN for no atom
-    float2 lennardJones[32];
+    typename NarumiVectors<typename Accumulator::Real>::V4 positions[32];   // NaN for no atom
+    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[32];
     int posqIndices[32];
     typename Accumulator::Partner partnerSums[3][32];   // per component, so that rotating accesses hit distinct banks
 };
 
 /** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
-template <int COULOMB, int SWITCH>
-__device__ inline float3 pairForce(const NarumiNonbondedData& d, float4 position, float2 lennardJones, float4 other,
-                                   float2 otherLennardJones, float3 delta, float r2, float& pairEnergy) {
-    float kq = __fmul_rn(position.w, other.w);
-    float sigma = __fadd_rn(lennardJones.x, otherLennardJones.x);
-    float eps4 = __fmul_rn(lennardJones.y, otherLennardJones.y);
-    float dEdrOverR;
-    pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(d.pair, r2, kq, sigma, eps4, dEdrOverR);
-    return make_float3(__fmul_rn(dEdrOverR, delta.x), __fmul_rn(dEdrOverR, delta.y), __fmul_rn(dEdrOverR, delta.z));
+template <int COULOMB, int SWITCH, class V4, class V2, class V3, class Real>
+__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, V4 other, V2 otherLennardJones,
+                               V3 delta, Real r2, Real& pairEnergy) {
+    Real kq = narumiMul(position.w, other.w);
+    Real sigma = narumiAdd(lennardJones.x, otherLennardJones.x);
+    Real eps4 = narumiMul(lennardJones.y, otherLennardJones.y);
+    Real dEdrOverR;
+    pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(pairConstants(d, Real()), r2, kq, sigma, eps4, dEdrOverR);
+    return V3{narumiMul(dEdrOverR, delta.x), narumiMul(dEdrOverR, delta.y), narumiMul(dEdrOverR, delta.z)};
 }
 
 /**
@@ -81,17 +86,18 @@ __device__ inline float3 pairForce(const NarumiNonbondedData& d, float4 position
 template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
 __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
                                         const TileStage<Accumulator>& stage) {
+    using Real = typename Accumulator::Real;
     const int lane = threadIdx.x % 32;
-    const float cutoff2 = d.pair.cutoff2;
+    const Real cutoff2 = pairConstants(d, Real()).cutoff2;
     for (int k = 0; k < 32; k++) {
-        float4 other = stage.positions[k];
-        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        auto other = stage.positions[k];
+        auto delta = narumiDifference(atom.position, other);
         if (minimumImage)
-            delta = narumiMinimumImage(delta, d.box);
-        float r2 = narumiSquaredLength(delta);
+            delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
+        Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2 && k != lane) {
-            float pairEnergy;
-            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy);
+            Real pairEnergy;
+            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy);
             addVector(atom.fx, atom.fy, atom.fz, force);
             if (computeEnergy && lane < k)
                 energy.add(pairEnergy);
@@ -109,19 +115,20 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
 template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
 __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
                                      TileStage<Accumulator>& stage, int& errors) {
+    using Real = typename Accumulator::Real;
     const int lane = threadIdx.x % 32;
-    const float cutoff2 = d.pair.cutoff2;
+    const Real cutoff2 = pairConstants(d, Real()).cutoff2;
 #pragma unroll 2
     for (int k = 0; k < 32; k++) {
         int j = (lane + k) & 31;
-        float4 other = stage.positions[j];
-        float3 delta = make_float3(__fsub_rn(other.x, atom.position.x), __fsub_rn(other.y, atom.position.y), __fsub_rn(other.z, atom.position.z));
+        auto other = stage.positions[j];
+        auto delta = narumiDifference(atom.position, other);
         if (minimumImage)
-            delta = narumiMinimumImage(delta, d.box);
-        float r2 = narumiSquaredLength(delta);
+            delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
+        Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2) {
-            float pairEnergy;
-            float3 force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
+            Real pairEnergy;
+            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
             addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j], force,
                          d.sums, stage.posqIndices[j], errors);
             if (computeEnergy)
@@ -141,13 +148,14 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool diagonal, AtomSums<Accumulator>& atom,
                                Accumulator& energy, TileStage<Accumulator>& stage, int& errors) {
+    using Real = typename Accumulator::Real;
     const int lane = threadIdx.x % 32;
     // A missing atom sits at NaN: its r^2 < cutoff^2 test fails, so the pair loops need no test of the slot.
-    float4 position = otherSlot >= 0 ? d.slotPositions[otherSlot] : make_float4(NAN, NAN, NAN, 0.0f);
+    auto position = otherSlot >= 0 ? slotPosition(d, otherSlot, Real()) : missingAtom<Real>();
     int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
     stage.positions[lane] = position;
-    stage.lennardJones[lane] = otherSlot >= 0 ? d.slotLennardJones[otherSlot] : make_float2(0.0f, 0.0f);
+    stage.lennardJones[lane] = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
     stage.posqIndices[lane] = posqIndex;
     for (int c = 0; c < 3; c++)
         stage.partnerSums[c][lane] = Accumulator::partnerZero();
@@ -156,9 +164,9 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     if (d.box.periodic) {
         const float4& c = atom.blockCenter;
         const float4& h = atom.blockHalfExtents;
-        bool inside = otherSlot < 0 || (fabsf(position.x - c.x) + h.x < 0.49f * d.box.size.x &&
-                                        fabsf(position.y - c.y) + h.y < 0.49f * d.box.size.y &&
-                                        fabsf(position.z - c.z) + h.z < 0.49f * d.box.size.z);
+        bool inside = otherSlot < 0 || (fabsf((float) position.x - c.x) + h.x < 0.49f * d.box.size.x &&
+                                        fabsf((float) position.y - c.y) + h.y < 0.49f * d.box.size.y &&
+                                        fabsf((float) position.z - c.z) + h.z < 0.49f * d.box.size.z);
         needsImages = !__all_sync(FULL_MASK, inside);
     }
     if (diagonal) {
@@ -318,7 +326,7 @@ void launchComputeOverflowTiles(const NarumiNonbondedData& d, cudaStream_t strea
 } // namespace
 
 void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    narumiWithAccumulator(method, [&](auto tag) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (includeEnergy)
             launchComputeTiles<Accumulator, true>(data, stream);
@@ -328,7 +336,7 @@ void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation meth
 }
 
 void narumiComputeOverflowTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    narumiWithAccumulator(method, [&](auto tag) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (includeEnergy)
             launchComputeOverflowTiles<Accumulator, true>(data, stream);

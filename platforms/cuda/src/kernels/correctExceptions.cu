@@ -25,6 +25,8 @@ namespace {
 template <class Accumulator, class PosT, bool computeEnergy>
 __global__ void correctExceptions(NarumiNonbondedData d) {
     using Term = typename Accumulator::Term;
+    using Real = typename Accumulator::Real;
+    using V3 = typename NarumiVectors<Real>::V3;
     const PosT* posq = (const PosT*) d.posq;
     int errors = 0;
     Term energy = 0;
@@ -37,37 +39,37 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
         int2 atoms = d.exceptionAtoms[index];
         int slotA = d.slotOfAtom[atoms.x], slotB = d.slotOfAtom[atoms.y];
         int posqA = d.slotPosqIndex[slotA], posqB = d.slotPosqIndex[slotB];
-        float4 positionA = d.slotPositions[slotA], positionB = d.slotPositions[slotB];
+        auto positionA = slotPosition(d, slotA, Real()), positionB = slotPosition(d, slotB, Real());
         Term removed[3] = {0, 0, 0}, added[3] = {0, 0, 0};
 
-        float3 delta = narumiDisplacement(positionA, positionB, d.box);
-        float r2 = narumiSquaredLength(delta);
-        if (r2 < d.pair.cutoff2) {
-            float2 ljA = d.slotLennardJones[slotA], ljB = d.slotLennardJones[slotB];
-            float kq = __fmul_rn(positionA.w, positionB.w);
-            float sigma = __fadd_rn(ljA.x, ljB.x);
-            float eps4 = __fmul_rn(ljA.y, ljB.y);
-            float dEdrOverR;
-            float pairEnergy = narumiPairEnergy(d.pair, r2, kq, sigma, eps4, dEdrOverR);
+        V3 delta = narumiDisplacement(positionA, positionB, d.box);
+        Real r2 = narumiSquaredLength(delta);
+        if (r2 < pairConstants(d, Real()).cutoff2) {
+            auto ljA = slotLennardJones(d, slotA, Real()), ljB = slotLennardJones(d, slotB, Real());
+            Real kq = narumiMul(positionA.w, positionB.w);
+            Real sigma = narumiAdd(ljA.x, ljB.x);
+            Real eps4 = narumiMul(ljA.y, ljB.y);
+            Real dEdrOverR;
+            Real pairEnergy = narumiPairEnergy(pairConstants(d, Real()), r2, kq, sigma, eps4, dEdrOverR);
             // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
-            removed[0] = Accumulator::term(__fmul_rn(dEdrOverR, delta.x), errors);
-            removed[1] = Accumulator::term(__fmul_rn(dEdrOverR, delta.y), errors);
-            removed[2] = Accumulator::term(__fmul_rn(dEdrOverR, delta.z), errors);
+            removed[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
+            removed[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
+            removed[2] = Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
             if (computeEnergy)
                 energy -= Accumulator::term(pairEnergy, errors);
         }
 
-        float4 parameters = d.exceptionParameters[index];
-        if (parameters.x != 0.0f || parameters.z != 0.0f) {  // else an exclusion: nothing to add
+        auto parameters = exceptionParameters(d, index, Real());
+        if (parameters.x != Real(0) || parameters.z != Real(0)) {  // else an exclusion: nothing to add
             if (!d.exceptionsUsePeriodic) {
                 auto ra = loadPosition(posq, posqA), rb = loadPosition(posq, posqB);
-                delta = make_float3((float) (rb.x - ra.x), (float) (rb.y - ra.y), (float) (rb.z - ra.z));
+                delta = V3{(Real) (rb.x - ra.x), (Real) (rb.y - ra.y), (Real) (rb.z - ra.z)};
             }
-            float dEdrOverR;
-            float exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
-            added[0] = Accumulator::term(__fmul_rn(dEdrOverR, delta.x), errors);
-            added[1] = Accumulator::term(__fmul_rn(dEdrOverR, delta.y), errors);
-            added[2] = Accumulator::term(__fmul_rn(dEdrOverR, delta.z), errors);
+            Real dEdrOverR;
+            Real exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
+            added[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
+            added[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
+            added[2] = Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
             if (computeEnergy)
                 energy += Accumulator::term(exceptionEnergy, errors);
         }
@@ -103,7 +105,7 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
                              cudaStream_t stream) {
     if (data.numExceptions <= 0)
         return;
-    narumiWithAccumulator(method, [&](auto tag) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (posqIsDouble)
             launchCorrectExceptions<Accumulator, PositionCharge64>(data, includeEnergy, stream);

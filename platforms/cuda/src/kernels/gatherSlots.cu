@@ -30,6 +30,24 @@ __device__ inline void reduceBounds(float3 low, float3 high, float4& center, flo
     halfExtents = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
 }
 
+/** Double-precision pairs: the slot's position in double, keeping its previous image between sorts; the float copy. */
+__device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot, int atom, Vector3<double> r, int keepImages) {
+    if (keepImages && d.box.periodic) {
+        NarumiDouble4 previous = d.slotPositionsDouble[slot];
+        double3 step = narumiMinimumImage(make_double3(r.x - previous.x, r.y - previous.y, r.z - previous.z), narumiLattice(d.box, 0.0));
+        r = {previous.x + step.x, previous.y + step.y, previous.z + step.z};
+    }
+    NarumiDouble4 parameters = d.atomParametersDouble[atom];
+    d.slotPositionsDouble[slot] = NarumiDouble4{r.x, r.y, r.z, parameters.x};
+    d.slotLennardJonesDouble[slot] = make_double2(parameters.y, parameters.z);
+    return make_float3((float) r.x, (float) r.y, (float) r.z);
+}
+
+/** Never called: double-precision pairs come with OpenMM's double precision, whose posq is double. */
+__device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData&, int, int, Vector3<float> r, int) {
+    return make_float3(r.x, r.y, r.z);
+}
+
 /**
  * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
  * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
@@ -49,7 +67,9 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
         int atom = d.atomIndex[posqIndex];
         auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
         float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
-        if (keepImages && d.box.periodic) {
+        if (d.slotPositionsDouble != nullptr)
+            r = gatherDoubleSlot(d, slot, atom, wrapped, keepImages);
+        else if (keepImages && d.box.periodic) {
             float4 previous = d.slotPositions[slot];
             float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
             r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
@@ -63,6 +83,10 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
     else if (slot < d.numSlots) {
         d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
+        if (d.slotPositionsDouble != nullptr) {
+            d.slotPositionsDouble[slot] = NarumiDouble4{0.0, 0.0, 0.0, 0.0};
+            d.slotLennardJonesDouble[slot] = make_double2(0.0, 0.0);
+        }
     }
     if (block < d.numBlocks) {
         float4 center, halfExtents;

@@ -1,6 +1,6 @@
 /**
  * Sorting the atoms along a Hilbert curve, only every few evaluations (and after OpenMM reorders atoms):
- * computeSortKeys gives every atom the Hilbert key of its cell (periodic: wrapped fractional coordinates), and CUB's
+ * computeSortKeys gives every atom the Hilbert key of its cell (periodic: its position in the wrapped brick), and CUB's
  * radix sort orders the atoms into slots (slotPosqIndex); 32 consecutive slots are a block.
  */
 
@@ -65,13 +65,13 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
         auto r = wrapIntoBox(loadPosition(posq, atom), d.box);
         unsigned int cx, cy, cz;
         if (d.box.periodic) {
-            // Fractional coordinates along the box vectors, so that blocks are compact in triclinic boxes too.
-            float fz = (float) r.z * d.box.invSize.z;
-            float fy = ((float) r.y - fz * d.box.vecZ.y) * d.box.invSize.y;
-            float fx = ((float) r.x - fz * d.box.vecZ.x - fy * d.box.vecY.x) * d.box.invSize.x;
-            cx = cellCoordinate(fx);
-            cy = cellCoordinate(fy);
-            cz = cellCoordinate(fz);
+            // wrapIntoBox puts every atom into the brick [0, a_x) x [0, b_y) x [0, c_z), a unit cell of any reduced
+            // box, so its coordinates over the brick's edges lie in [0, 1) and cells of it are compact.  (Fractional
+            // coordinates along the box vectors do not: in a dodecahedron a quarter of the atoms fell outside [0, 1)
+            // on two axes, were clamped onto a face of the curve's cube, and blocks became sticks across the box.)
+            cx = cellCoordinate((float) r.x * d.box.invSize.x);
+            cy = cellCoordinate((float) r.y * d.box.invSize.y);
+            cz = cellCoordinate((float) r.z * d.box.invSize.z);
         }
         else {
             // 1024 cells per axis, repeating: far-apart atoms may share a key, which costs speed, never correctness.
