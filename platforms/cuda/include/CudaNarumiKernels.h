@@ -34,6 +34,8 @@ private:
     void noteSearchCounters(const NarumiStatusWords& words);
     /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
     void printSearchReport();
+    /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
+    static double listSkinFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
@@ -59,7 +61,7 @@ private:
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
-    OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, slotLennardJones;
+    OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
@@ -72,6 +74,10 @@ private:
     int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
     std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms
+    bool rebuildRequested = false;          // the list's segments moved, or the box changed: rebuild it next time
+    OpenMM::Vec3 lastBoxVectors[3];
+    static constexpr double DEFAULT_LIST_SKIN = 0.1;
+    double skin = DEFAULT_LIST_SKIN;
     NarumiStatusWords searchCounters = {};  // the running totals last read
     double fewestTiles = 0;              // the fewest tiles per evaluation seen: the reference for growth
     bool warnedAboutSearch = false;

@@ -94,12 +94,13 @@ struct NarumiStatusWords {
     int errorFlags;
     int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
     int candidatesPerBlockNeeded;   // the most candidate blocks any block has had (likewise)
-    int padding;
+    int rebuildList;                // set (sort, an atom that moved too far, the host) -> this evaluation rebuilds the list
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
     unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (the overflow kernel's)
     unsigned long long unfilteredBlocks;    // blocks searched without the atom filter (box too small for it)
     unsigned long long untestedBlockPairs;  // block pairs taken as interacting untested (box too small for the test)
+    unsigned long long listBuilds;          // evaluations that rebuilt the neighbour list
 };
 
 /**
@@ -133,6 +134,7 @@ struct NarumiNonbondedData {
     int* slotPosqIndex;         // slot -> posq index (the sorted values)
     int* slotOfAtom;            // original atom index -> slot
     float4* slotPositions;      // (x, y, z, q sqrt(k)), wrapped into the box when periodic
+    float4* builtPositions;     // slotPositions when the neighbour list was last built
     float2* slotLennardJones;   // (sigma/2, 2 sqrt(eps))
     NarumiDouble4* slotPositionsDouble;  // double-precision pairs: the same positions and charges in double (else null)
     double2* slotLennardJonesDouble;
@@ -156,7 +158,8 @@ struct NarumiNonbondedData {
     NarumiPairConstants pair;
     NarumiPairConstantsOf<double> pairDouble;  // the same constants for double-precision pairs
     NarumiBox box;
-    float tileCutoff2;          // cutoff^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
+    float tileCutoff2;          // (cutoff + skin)^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
+    float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
     int exceptionsUsePeriodic;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <cstddef>
 #include <limits>
@@ -161,9 +162,13 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     pairDouble.crf = useCutoff ? 3 * dielectric / ((2 * dielectric + 1) * cutoff) : 0.0;
     pairDouble.switchDistance = force.getSwitchingDistance();
     pairDouble.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
-    // The block test runs on float bounding boxes: a small margin keeps it conservative despite their rounding.
-    double tileCutoff = cutoff * (1 + 1e-5) + 1e-4;
+    // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
+    // buffer, as OpenMM and GROMACS keep theirs); the block test runs on float bounding boxes, so a small margin keeps
+    // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
+    skin = listSkinFromEnvironment();
+    double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
+    data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
 
     exceptionPairs = sortedExceptionPairs(force);
 
@@ -182,6 +187,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     slotPosqIndex.initialize<int>(cu, data.numSlots, "narumiSlotPosqIndex");
     slotOfAtom.initialize<int>(cu, numAtoms, "narumiSlotOfAtom");
     slotPositions.initialize<float4>(cu, data.numSlots, "narumiSlotPositions");
+    builtPositions.initialize<float4>(cu, data.numSlots, "narumiBuiltPositions");
     slotLennardJones.initialize<float2>(cu, data.numSlots, "narumiSlotLennardJones");
     if (pairsInDouble) {
         slotPositionsDouble.initialize<NarumiDouble4>(cu, data.numSlots, "narumiSlotPositionsDouble");
@@ -220,6 +226,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.slotPosqIndex = (int*) slotPosqIndex.getDevicePointer();
     data.slotOfAtom = (int*) slotOfAtom.getDevicePointer();
     data.slotPositions = (float4*) slotPositions.getDevicePointer();
+    data.builtPositions = (float4*) builtPositions.getDevicePointer();
     data.slotLennardJones = (float2*) slotLennardJones.getDevicePointer();
     data.blockCenters = (float4*) blockCenters.getDevicePointer();
     data.blockHalfExtents = (float4*) blockHalfExtents.getDevicePointer();
@@ -340,10 +347,15 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     NarumiStatusWords words = *pinnedStatus;
     noteSearchCounters(words);
     // Blocks whose tiles did not fit were computed by the overflow kernel; grow the segments so that the next steps need not.
-    if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock())
+    // The segments move when they grow: the list is rebuilt at the next evaluation.
+    if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock()) {
         allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
-    if (words.candidatesPerBlockNeeded > data.candidatesPerBlockCapacity && data.candidatesPerBlockCapacity < maxTilesPerBlock())
+        rebuildRequested = true;
+    }
+    if (words.candidatesPerBlockNeeded > data.candidatesPerBlockCapacity && data.candidatesPerBlockCapacity < maxTilesPerBlock()) {
         allocateCandidates(words.candidatesPerBlockNeeded + words.candidatesPerBlockNeeded / 8 + 4);
+        rebuildRequested = true;
+    }
     tileListSized = true;
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),
@@ -370,7 +382,12 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
     if (periodic) {
         NarumiNonbondedForceImpl::checkCutoffAgainstBox(cutoff, boxVectors);
+        // A new box (a barostat) moves every image: the list is rebuilt.
+        for (int i = 0; i < 3; i++)
+            rebuildRequested |= (boxVectors[i] != lastBoxVectors[i]);
         setBox(boxVectors);
+        for (int i = 0; i < 3; i++)
+            lastBoxVectors[i] = boxVectors[i];
     }
     data.posq = (const void*) cu.getPosq().getDevicePointer();
     data.atomIndex = (const int*) cu.getAtomIndexArray().getDevicePointer();
@@ -385,6 +402,10 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         if (resort)
             evaluationsSinceSort = 0;
         evaluationsSinceSort++;
+        if (rebuildRequested)
+            checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, rebuildList), 1, 1, stream),
+                        "requesting a list rebuild");
+        rebuildRequested = false;
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
                               cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), resort, (cudaStream_t) stream, stageTimer);
     }
@@ -437,14 +458,23 @@ void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWo
             "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
 }
 
+double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
+    // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
+    // depend on it (0 rebuilds the list at every evaluation).
+    const char* setting = getenv("NARUMI_LIST_SKIN");
+    double value = (setting != nullptr && setting[0] != '\0') ? atof(setting) : DEFAULT_LIST_SKIN;
+    return (value >= 0 && value <= 1) ? value : DEFAULT_LIST_SKIN;
+}
+
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
         searchCounters = *pinnedStatus;
     const NarumiStatusWords& w = searchCounters;
     double evaluations = max(1.0, (double) w.evaluations);
-    fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, overflow blocks %.3f, "
-            "unfiltered blocks %.3f, untested block pairs %.3f; %d blocks\n", w.evaluations, w.listedTiles / evaluations,
-            w.overflowBlocks / evaluations, w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, data.numBlocks);
+    fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
+            "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f; %d blocks, skin %g nm\n", w.evaluations,
+            w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations, w.unfilteredBlocks / evaluations,
+            w.untestedBlockPairs / evaluations, data.numBlocks, skin);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

@@ -10,6 +10,9 @@
 #include "openmm/HarmonicBondForce.h"
 #include "openmm/LocalEnergyMinimizer.h"
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -361,6 +364,54 @@ TEST(CudaNarumiNonbondedForce, MovingAtomsBetweenSortsMatchReference) {
                 EXPECT_TRUE(agree(onCuda, energyAndForces(reference), 1e-5)) << "evaluation " << evaluation;
             }
         }
+    }
+}
+
+/**
+ * The neighbour list is kept over evaluations until an atom has moved half its skin.  A Context that keeps it must give
+ * the same bits as one that rebuilds it at every evaluation (NARUMI_LIST_SKIN=0) on the same sequence of positions:
+ * the fixed-point sums do not depend on which tiles hold a pair, so any pair the kept list missed would show.  The
+ * atoms take random steps of 0.006 nm per component, so that pairs keep crossing the cutoff, and the stage report
+ * (NARUMI_PROFILE_STAGES) must show that the list was indeed kept over most evaluations.
+ */
+TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
+    SKIP_WITHOUT_CUDA();
+    const double d = 4.5;
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    for (const Box& box : {cubicBox(4.0), octahedron}) {
+        TestSystem water = waterBox(box, 41);
+        auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+        VerletIntegrator keptIntegrator(0.001), rebuiltIntegrator(0.001);
+        setenv("NARUMI_PROFILE_STAGES", "1", 1);
+        auto kept = make_unique<Context>(*system, keptIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_PROFILE_STAGES");
+        setenv("NARUMI_LIST_SKIN", "0", 1);
+        Context rebuilt(*system, rebuiltIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_LIST_SKIN");
+        mt19937 random(42);
+        normal_distribution<double> step(0.0, 0.006);
+        vector<Vec3> positions = water.positions;
+        int differences = 0;
+        for (int evaluation = 0; evaluation < 30; evaluation++) {
+            for (Vec3& p : positions)
+                p += Vec3(step(random), step(random), step(random));
+            kept->setPositions(positions);
+            rebuilt.setPositions(positions);
+            EnergyAndForces fromKeptList = energyAndForces(*kept), fromNewList = energyAndForces(rebuilt);
+            for (int i = 0; i < water.size(); i++)
+                for (int c = 0; c < 3; c++)
+                    differences += (fromKeptList.forces[i][c] != fromNewList.forces[i][c]);
+            EXPECT_EQ(fromKeptList.energy, fromNewList.energy) << "evaluation " << evaluation;
+        }
+        EXPECT_EQ(differences, 0);
+        ::testing::internal::CaptureStderr();
+        kept.reset();
+        string report = ::testing::internal::GetCapturedStderr();
+        size_t at = report.find("list builds ");
+        ASSERT_NE(at, string::npos) << report;
+        double buildsPerEvaluation = atof(report.c_str() + at + strlen("list builds "));
+        EXPECT_LT(buildsPerEvaluation, 0.7) << report;
+        EXPECT_GT(buildsPerEvaluation, 0.0) << report;
     }
 }
 

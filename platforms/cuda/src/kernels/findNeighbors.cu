@@ -1,5 +1,6 @@
 /**
- * The neighbour list, rebuilt every evaluation, as a half list:
+ * The neighbour list, a half list of every pair within cutoff + skin, rebuilt only when an atom has moved more than
+ * half the skin since it was built, or after a sort (the device's rebuildList word; else both kernels return at once):
  *
  *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
  *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
@@ -25,7 +26,7 @@ namespace {
  */
 __global__ void findCandidateBlocks(NarumiNonbondedData d) {
     const int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-    if (blockI >= d.numBlocks)
+    if (blockI >= d.numBlocks || !d.status->rebuildList)
         return;
     const unsigned int lowerLanes = (1u << lane) - 1;
     int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
@@ -141,6 +142,10 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
 __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
     __shared__ NeighborSearchShared s;
     const int blockI = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (!d.status->rebuildList)
+        return;  // the list of an earlier evaluation still holds every pair within the cutoff
+    if (warp == 0 && 32 * blockI + lane < d.numAtoms)
+        d.builtPositions[32 * blockI + lane] = d.slotPositions[32 * blockI + lane];
     const unsigned int lowerLanes = (1u << lane) - 1;
     const long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
     int* segment = d.tileAtoms + blockI * capacityEntries;

@@ -40,6 +40,10 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     *d.sums.energyDouble = 0.0;
     d.status->evaluations++;
     d.status->listedTiles += (unsigned long long) d.tileOffsets[d.numBlocks];
+    if (d.status->rebuildList) {
+        d.status->listBuilds++;
+        d.status->rebuildList = 0;
+    }
 }
 
 } // namespace

@@ -79,6 +79,13 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
         d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
         d.slotOfAtom[atom] = slot;
         low = high = r;
+        // The list holds every pair within cutoff + skin when it was built: valid while no atom has moved skin / 2.
+        if (keepImages) {
+            float4 built = d.builtPositions[slot];
+            float dx = r.x - built.x, dy = r.y - built.y, dz = r.z - built.z;
+            if (dx * dx + dy * dy + dz * dz > d.halfSkin2)
+                d.status->rebuildList = 1;
+        }
     }
     else if (slot < d.numSlots) {
         d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);

@@ -61,6 +61,8 @@ __device__ inline unsigned int hilbertKey(unsigned int x, unsigned int y, unsign
 template <class PosT>
 __global__ void computeSortKeys(NarumiNonbondedData d) {
     const PosT* posq = (const PosT*) d.posq;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        d.status->rebuildList = 1;  // new slots: the list of the old ones is void
     for (int atom = blockIdx.x * blockDim.x + threadIdx.x; atom < d.numAtoms; atom += gridDim.x * blockDim.x) {
         auto r = wrapIntoBox(loadPosition(posq, atom), d.box);
         unsigned int cx, cy, cz;
