@@ -136,6 +136,17 @@ def ns_per_day(context, integrator, seconds):
 
 
 @contextlib.contextmanager
+def list_skin(skin):
+    """NARUMI_LIST_SKIN for the Contexts created inside the block (None: the plugin's default)."""
+    if skin is not None:
+        os.environ["NARUMI_LIST_SKIN"] = str(skin)
+    try:
+        yield
+    finally:
+        os.environ.pop("NARUMI_LIST_SKIN", None)
+
+
+@contextlib.contextmanager
 def captured_stderr():
     """What C++ code prints to file descriptor 2 inside the block, as a list of one string (filled on exit)."""
     sys.stderr.flush()
@@ -195,6 +206,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per run (default 3)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each force per row, in turn (default 1)")
     parser.add_argument("--profile-steps", type=int, default=200, help="steps of the profiled run (0: none)")
+    parser.add_argument("--list-skins", nargs="*", type=float, default=[None],
+                        help="run NarumiNonbondedForce with each of these neighbour-list skins in nm (NARUMI_LIST_SKIN; "
+                             "default: the plugin's own choice)")
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()
@@ -218,20 +232,24 @@ def main():
             systems = {"OpenMM": create_system(topology, hydrogen_mass), "Narumi": create_system(topology, hydrogen_mass)}
             openmmnarumi.replaceNonbondedForces(systems["Narumi"])
             for precision in args.precisions:
-                speeds = {"OpenMM": [], "Narumi": []}
+                speeds = {"OpenMM": [], **{skin: [] for skin in args.list_skins}}
                 for repeat in range(args.repeats):
-                    for label in ("OpenMM", "Narumi"):
-                        context, integrator = make_context(systems[label], start, box, precision, step_fs, 2 + repeat)
+                    for label in speeds:
+                        force = "OpenMM" if label == "OpenMM" else "Narumi"
+                        with list_skin(None if label == "OpenMM" else label):
+                            context, integrator = make_context(systems[force], start, box, precision, step_fs, 2 + repeat)
                         speed, steps = ns_per_day(context, integrator, args.seconds)
                         speeds[label].append(speed)
-                        print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {label:6s} {speed:9.1f} ns/day "
+                        skin = "" if label in ("OpenMM", None) else f" skin {label:g}"
+                        print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {force:6s}{skin} {speed:9.1f} ns/day "
                               f"({steps} steps)", flush=True)
                         del context, integrator
-                ratios = [n / o for n, o in zip(speeds["Narumi"], speeds["OpenMM"])]
-                rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision,
-                             "openmm": statistics.median(speeds["OpenMM"]), "narumi": statistics.median(speeds["Narumi"]),
-                             "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
-                             "openmm_runs": speeds["OpenMM"], "narumi_runs": speeds["Narumi"]})
+                for skin in args.list_skins:
+                    ratios = [n / o for n, o in zip(speeds[skin], speeds["OpenMM"])]
+                    rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision, "skin": skin,
+                                 "openmm": statistics.median(speeds["OpenMM"]), "narumi": statistics.median(speeds[skin]),
+                                 "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+                                 "openmm_runs": speeds["OpenMM"], "narumi_runs": speeds[skin]})
             if args.profile_steps:
                 stages, counters = profile_stages(systems["Narumi"], start, box, args.precisions[0], step_fs, args.profile_steps)
                 profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
@@ -242,7 +260,12 @@ def main():
              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
              "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | {r['openmm']:.1f} | {r['narumi']:.1f} | "
+    skins = args.list_skins != [None]
+    if skins:
+        lines[2] = lines[2].replace("| precision |", "| precision | skin (nm) |")
+        lines[3] += " --- |"
+    lines += [f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | " + (f"{r['skin']:g} | " if skins else "") +
+              f"{r['openmm']:.1f} | {r['narumi']:.1f} | "
               f"{r['ratio']:.2f} | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} |" for r in rows]
     if profiles:
         stage_names = []
