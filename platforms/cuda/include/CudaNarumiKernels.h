@@ -62,7 +62,7 @@ private:
     OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;
-    OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, blockOverflows, tileAtoms, cubStorage;
+    OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, overflowBlocks, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     NarumiStatusWords* pinnedStatus = nullptr;

@@ -22,8 +22,8 @@ inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
            method == NarumiAccumulation::Nitadori || method == NarumiAccumulation::ModifiedNitadori;
 }
 
-/** Bytes of temporary storage CUB needs to sort numAtoms keys and to scan numBlocks + 1 counts. */
-size_t narumiCubStorageBytes(int numAtoms, int numBlocks);
+/** Bytes of temporary storage CUB needs to sort numAtoms keys. */
+size_t narumiCubStorageBytes(int numAtoms);
 
 /**
  * Per-stage GPU times of the evaluations (CUDA events between the launches), for profiling: created only when the

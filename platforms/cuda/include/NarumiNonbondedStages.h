@@ -31,18 +31,15 @@ void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool 
 // src/kernels/findNeighbors.cu
 /** findCandidateBlocks: per block, the later blocks whose boxes come within the cutoff of its box. */
 void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t stream);
-/** findNeighborTiles: per block, its tiles of atoms near it (tileAtoms, tileCounts, blockOverflows). */
+/**
+ * findNeighborTiles: per block, its tiles of atoms near it (tileAtoms, tileCounts, overflowBlocks), and in its last
+ * thread block the scan of tileCounts into tileOffsets, the tiles' numbers.
+ */
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream);
-/** Bytes of CUB storage narumiScanTileCounts needs for numBlocks blocks. */
-size_t narumiScanStorageBytes(int numBlocks);
-/** The exclusive scan of tileCounts into tileOffsets: the tiles' numbers. */
-void narumiScanTileCounts(const NarumiNonbondedData& data, cudaStream_t stream);
 
 // src/kernels/computeTiles.cu
-/** computeTiles: all pairs of the listed tiles. */
+/** computeTiles: all pairs of the listed tiles, then those of the blocks whose tiles did not fit into the list. */
 void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
-/** computeOverflowTiles: the pairs of the blocks whose tiles did not fit into the list. */
-void narumiComputeOverflowTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
 
 // src/kernels/correctExceptions.cu
 /** correctExceptions: "exclude afterwards" (nothing is launched without exceptions). */

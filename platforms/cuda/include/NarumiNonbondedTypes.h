@@ -95,6 +95,8 @@ struct NarumiStatusWords {
     int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
     int candidatesPerBlockNeeded;   // the most candidate blocks any block has had (likewise)
     int rebuildList;                // set (sort, an atom that moved too far, the host) -> this evaluation rebuilds the list
+    int searchBlocksDone;           // findNeighborTiles' thread blocks that have finished (the last one scans; then 0)
+    int overflowListCount;          // entries of overflowBlocks since the last rebuild
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
     unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (the overflow kernel's)
@@ -147,7 +149,7 @@ struct NarumiNonbondedData {
     int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
     int* candidateBlocks;       // per block I, the later blocks J whose boxes come within the cutoff of I's box
     int* candidateCounts;       // per block I, its candidates (more than the capacity: I goes to the overflow kernel)
-    int* blockOverflows;        // per block I: 1 when its tiles or candidates did not fit into its segment
+    int* overflowBlocks;        // the blocks whose tiles or candidates did not fit into their segments (status count)
     int* tileAtoms;             // per block, tilesPerBlockCapacity tiles of 32 slots of atoms near it (-1 pads)
     void* cubStorage;
     size_t cubStorageBytes;

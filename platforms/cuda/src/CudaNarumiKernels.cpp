@@ -199,11 +199,11 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     superblockHalfExtents.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockHalfExtents");
     initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
-    blockOverflows.initialize<int>(cu, data.numBlocks, "narumiBlockOverflows");
-    data.cubStorageBytes = narumiCubStorageBytes(numAtoms, data.numBlocks);
+    overflowBlocks.initialize<int>(cu, data.numBlocks, "narumiOverflowBlocks");
+    data.cubStorageBytes = narumiCubStorageBytes(numAtoms);
     cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
     // A first guess (water at a 1 nm cutoff needs about 20 tiles and 70 candidate blocks per block); the first
-    // evaluation measures what is needed (blocks that do not fit are never lost, see computeOverflowTiles) and the
+    // evaluation measures what is needed (blocks that do not fit are never lost: computeTiles computes them whole) and the
     // segments then grow whenever an evaluation reports more.
     allocateTiles(64);
     candidateCounts.initialize<int>(cu, data.numBlocks, "narumiCandidateCounts");
@@ -234,7 +234,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.superblockHalfExtents = (float4*) superblockHalfExtents.getDevicePointer();
     data.tileCounts = (int*) tileCounts.getDevicePointer();
     data.tileOffsets = (int*) tileOffsets.getDevicePointer();
-    data.blockOverflows = (int*) blockOverflows.getDevicePointer();
+    data.overflowBlocks = (int*) overflowBlocks.getDevicePointer();
     data.cubStorage = (void*) cubStorage.getDevicePointer();
     data.atomParameters = (const float4*) atomParameters.getDevicePointer();
     data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();

@@ -2,18 +2,19 @@
  * The host side of NarumiNonbondedForce's kernels on the CUDA platform: the sequence of stages of one evaluation, in
  * the order it launches them, each stage's kernels and host launcher in its own file of src/kernels/:
  *
- *   computeSortKeys   Hilbert key of every atom's cell (periodic: wrapped fractional coordinates); only every
+ *   computeSortKeys   Hilbert key of every atom's cell (periodic: its position in the wrapped brick); only every
  *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
  *                     [sortAtoms.cu]
  *   gatherSlotsAndBounds  float positions, charges and LJ parameters in slot order (every evaluation), and the
  *                     bounding boxes of blocks (32 slots) and of superblocks (32 blocks)   [gatherSlots.cu]
- *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's   [findNeighbors.cu]
- *   findNeighborTiles, (CUB scan)   per block I, the atoms of its candidates within the cutoff of one of I's atoms,
- *                     packed 32 to a tile in I's segment of the list; the scan numbers the tiles   [findNeighbors.cu]
- *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles
+ *   findCandidateBlocks   per block I, the later blocks whose boxes come within cutoff + skin of I's
+ *                     [findNeighbors.cu; both search kernels return at once while the list is kept]
+ *   findNeighborTiles per block I, the atoms of its candidates within cutoff + skin of one of I's atoms, packed 32 to
+ *                     a tile in I's segment of the list; its last thread block scans the counts into the tiles'
+ *                     numbers   [findNeighbors.cu]
+ *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles, then
+ *                     the blocks whose tiles did not fit into the list (none once the host has grown it)
  *                     [computeTiles.cu, which also explains how each pair is computed once]
- *   computeOverflowTiles  blocks whose tiles did not fit into the list (none once the host has grown it)
- *                     [computeTiles.cu]
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
  *                     then add the exception's own interaction   [correctExceptions.cu]
  *   finish            merge float/double sums (methods A to E), add the energy to OpenMM's energy buffer
@@ -119,8 +120,8 @@ inline void markStage(NarumiStageTimer* timer, const char* name, cudaStream_t st
 
 } // namespace
 
-size_t narumiCubStorageBytes(int numAtoms, int numBlocks) {
-    return std::max(narumiSortStorageBytes(numAtoms), narumiScanStorageBytes(numBlocks));
+size_t narumiCubStorageBytes(int numAtoms) {
+    return narumiSortStorageBytes(numAtoms);
 }
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
@@ -137,12 +138,8 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
     markStage(timer, "findCandidateBlocks", stream);
     narumiFindNeighborTiles(data, stream);
     markStage(timer, "findNeighborTiles", stream);
-    narumiScanTileCounts(data, stream);
-    markStage(timer, "scanTileCounts", stream);
     narumiComputeTiles(data, method, includeEnergy, stream);
     markStage(timer, "computeTiles", stream);
-    narumiComputeOverflowTiles(data, method, includeEnergy, stream);
-    markStage(timer, "computeOverflowTiles", stream);
     narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, stream);
     markStage(timer, "correctExceptions", stream);
     narumiFinishSums(data, method, includeEnergy, energyIsDouble, stream);

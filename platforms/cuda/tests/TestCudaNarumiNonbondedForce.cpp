@@ -6,6 +6,7 @@
  */
 
 #include "../../../tests/cpp/NarumiTestSystems.h"
+#include "openmm/CustomNonbondedForce.h"
 #include "openmm/HarmonicAngleForce.h"
 #include "openmm/HarmonicBondForce.h"
 #include "openmm/LocalEnergyMinimizer.h"
@@ -413,6 +414,43 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
         EXPECT_LT(buildsPerEvaluation, 0.7) << report;
         EXPECT_GT(buildsPerEvaluation, 0.0) << report;
     }
+}
+
+/**
+ * When another force uses OpenMM's neighbour list (here a CustomNonbondedForce with a cutoff), OpenMM reorders atoms
+ * every 250 steps, moving molecules between posq indices.  The kernel's slots would then hold scattered atoms until
+ * its next sort, and its tile list would balloon (the search warns when it grows past 1.5x); a ReorderListener makes
+ * it sort at once.  Over 300 steps no warning may appear, and the forces must still match the Reference platform.
+ */
+TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = withFloatExactCharges(waterBox(cubicBox(4.0), 51));
+    Narumi* narumi = makeNarumiForce(water, continuousSettings(1.0));
+    CustomNonbondedForce* other = new CustomNonbondedForce("0*r");
+    other->setNonbondedMethod(CustomNonbondedForce::CutoffPeriodic);
+    other->setCutoffDistance(1.0);
+    other->setForceGroup(1);
+    for (int i = 0; i < water.size(); i++)
+        other->addParticle({});
+    auto system = makeSystem(water, {narumi, other});
+    VerletIntegrator integrator(1e-6);  // OpenMM counts steps, not distance: the atoms stay where they are
+    ::testing::internal::CaptureStderr();
+    vector<Vec3> positions;
+    EnergyAndForces onCuda;
+    {
+        Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+        context.setPositions(water.positions);
+        integrator.step(300);
+        State state = context.getState(State::Positions);
+        positions = state.getPositions();
+        onCuda = energyAndForces(context, 1 << 0);
+    }
+    string warnings = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(warnings.find("neighbour search listed more"), string::npos) << warnings;
+    VerletIntegrator referenceIntegrator(1e-6);
+    Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+    reference.setPositions(positions);
+    EXPECT_TRUE(agree(onCuda, energyAndForces(reference, 1 << 0), 1e-5));
 }
 
 TEST(CudaNarumiNonbondedForce, NetForceIsExactlyZero) {

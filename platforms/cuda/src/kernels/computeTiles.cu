@@ -1,7 +1,7 @@
 /**
  * The pairs: computeTiles computes all pairs of the listed tiles, with NO exclusion test (correctExceptions.cu takes
- * the excluded pairs out afterwards), one warp per contiguous run of tiles; computeOverflowTiles computes the blocks
- * whose tiles did not fit into the list (none once the host has grown it).
+ * the excluded pairs out afterwards), one warp per contiguous run of tiles, and then the blocks whose tiles did not fit
+ * into the list (none once the host has grown it).
  *
  * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
  * registers for a whole run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
@@ -206,7 +206,31 @@ __device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
 }
 
 /**
- * Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles.  One
+ * A block whose tiles did not all fit into the list, computed whole by one warp: against itself and every later block
+ * near it (the same half-list rule as the list, on the current bounds with the list's padded cutoff).
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__device__ void accumulateOverflowBlock(const NarumiNonbondedData& d, int blockI, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                        TileStage<Accumulator>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    atom.load(d, blockI * 32 + lane);
+    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
+        while (mask != 0) {
+            int tileBlock = first + __ffs(mask) - 1;
+            mask &= mask - 1;
+            int slot = tileBlock * 32 + lane;
+            accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI, atom,
+                                                                        energy, stage, errors);
+        }
+    }
+    atom.flush(d);
+}
+
+/**
+ * Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles; then the
+ * warps share out the blocks the list had no room for (none once the host has grown it: no launch of their own).  One
  * copy per Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
@@ -217,58 +241,33 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     int numTiles = d.tileOffsets[d.numBlocks];
     int perWarp = (numTiles + numWarps - 1) / numWarps;
     int begin = warp * perWarp, end = min(begin + perWarp, numTiles);
-    if (begin >= end)
+    int numOverflowBlocks = d.status->overflowListCount;
+    if (begin >= end && warp >= numOverflowBlocks)
         return;
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
     int errors = 0;
-    int blockI = blockOfTile(d, begin);
-    atom.load(d, blockI * 32 + lane);
-    for (int t = begin; t < end; t++) {
-        if (t >= d.tileOffsets[blockI + 1]) {
-            atom.flush(d);
-            while (t >= d.tileOffsets[blockI + 1])
-                blockI++;
-            atom.load(d, blockI * 32 + lane);
+    if (begin < end) {
+        int blockI = blockOfTile(d, begin);
+        atom.load(d, blockI * 32 + lane);
+        for (int t = begin; t < end; t++) {
+            if (t >= d.tileOffsets[blockI + 1]) {
+                atom.flush(d);
+                while (t >= d.tileOffsets[blockI + 1])
+                    blockI++;
+                atom.load(d, blockI * 32 + lane);
+            }
+            int tileOfBlock = t - d.tileOffsets[blockI];
+            long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
+            accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy,
+                                                                        stages[warpInBlock], errors);
         }
-        int tileOfBlock = t - d.tileOffsets[blockI];
-        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
-        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy,
-                                                                    stages[warpInBlock], errors);
+        atom.flush(d);
     }
-    atom.flush(d);
-    if (computeEnergy)
-        energy.flushEnergy(d.sums);
-    if (errors != 0)
-        atomicOr(d.sums.errorFlags, errors);
-}
-
-/** Blocks whose tiles did not all fit into the list: one warp per block I, against itself and whole later blocks J near it. */
-template <class Accumulator, bool computeEnergy>
-__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeOverflowTiles(NarumiNonbondedData d) {
-    __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
-    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int blockI = blockIdx.x * WARPS_PER_BLOCK + warpInBlock;
-    if (blockI >= d.numBlocks || !d.blockOverflows[blockI])
-        return;
-    AtomSums<Accumulator> atom;
-    atom.load(d, blockI * 32 + lane);
-    Accumulator energy;
-    energy.zero();
-    int errors = 0;
-    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
-        int blockJ = first + lane;
-        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
-        while (mask != 0) {
-            int tileBlock = first + __ffs(mask) - 1;
-            mask &= mask - 1;
-            int slot = tileBlock * 32 + lane;
-            accumulateTile<Accumulator, computeEnergy, NARUMI_COULOMB_ANY, NARUMI_SWITCH_ANY>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI,
-                                                                                             atom, energy, stages[warpInBlock], errors);
-        }
-    }
-    atom.flush(d);
+    for (int k = warp; k < numOverflowBlocks; k += numWarps)
+        accumulateOverflowBlock<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.overflowBlocks[k], atom, energy,
+                                                                            stages[warpInBlock], errors);
     if (computeEnergy)
         energy.flushEnergy(d.sums);
     if (errors != 0)
@@ -318,10 +317,6 @@ void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
     }
 }
 
-template <class Accumulator, bool computeEnergy>
-void launchComputeOverflowTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
-    computeOverflowTiles<Accumulator, computeEnergy><<<blocksFor((long long) d.numBlocks * 32), THREADS, 0, stream>>>(d);
-}
 
 } // namespace
 
@@ -332,16 +327,6 @@ void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation meth
             launchComputeTiles<Accumulator, true>(data, stream);
         else
             launchComputeTiles<Accumulator, false>(data, stream);
-    });
-}
-
-void narumiComputeOverflowTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
-        using Accumulator = typename decltype(tag)::type;
-        if (includeEnergy)
-            launchComputeOverflowTiles<Accumulator, true>(data, stream);
-        else
-            launchComputeOverflowTiles<Accumulator, false>(data, stream);
     });
 }
 

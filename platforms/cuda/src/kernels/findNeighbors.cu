@@ -5,14 +5,15 @@
  *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
  *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
  *                         to a tile in I's segment of the list
- *   (CUB scan)            tileCounts -> tileOffsets: the tiles' numbers, read by computeTiles
+ *                         and, in its last thread block to finish, the scan tileCounts -> tileOffsets (the tiles'
+ *                         numbers, read by computeTiles)
  */
 
 #include "NarumiBoundsTests.cuh"
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 #include "NarumiPairInteraction.cuh"
-#include <cub/device/device_scan.cuh>
+#include <cub/block/block_scan.cuh>
 
 namespace NarumiPlugin {
 
@@ -26,7 +27,11 @@ namespace {
  */
 __global__ void findCandidateBlocks(NarumiNonbondedData d) {
     const int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-    if (blockI >= d.numBlocks || !d.status->rebuildList)
+    if (!d.status->rebuildList)
+        return;
+    if (blockI == 0 && lane == 0)
+        d.status->overflowListCount = 0;  // findNeighborTiles, which runs after this kernel, lists the new overflows
+    if (blockI >= d.numBlocks)
         return;
     const unsigned int lowerLanes = (1u << lane) - 1;
     int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
@@ -130,6 +135,54 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
         segment[entry] = s.stagedSlots[warp][lane];
 }
 
+/** A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole. */
+__device__ inline void listOverflowBlock(const NarumiNonbondedData& d, int blockI) {
+    d.tileCounts[blockI] = 0;
+    d.overflowBlocks[atomicAdd(&d.status->overflowListCount, 1)] = blockI;
+    atomicAdd(&d.status->overflowBlocks, 1ULL);
+}
+
+/** Tile counts a thread scans per pass of the last search block's scan. */
+constexpr int SCAN_ITEMS = 4;
+
+/**
+ * The exclusive scan of tileCounts into tileOffsets (the tiles' numbers), by the last thread block of
+ * findNeighborTiles to finish: one launch fewer than a device-wide scan, and none at all when the list is kept.  Each
+ * block publishes its count, fences and counts itself done; the block that counts last sees every count.
+ */
+__device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
+    using BlockScan = cub::BlockScan<int, 32 * SEARCH_WARPS>;
+    __shared__ typename BlockScan::TempStorage scanStorage;
+    __shared__ bool isLast;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        isLast = (atomicAdd(&d.status->searchBlocksDone, 1) == (int) gridDim.x - 1);
+    }
+    __syncthreads();
+    if (!isLast)
+        return;
+    __threadfence();
+    int running = 0;
+    for (int first = 0; first <= d.numBlocks; first += SCAN_ITEMS * blockDim.x) {
+        int counts[SCAN_ITEMS], aggregate;
+        for (int k = 0; k < SCAN_ITEMS; k++) {
+            int index = first + SCAN_ITEMS * threadIdx.x + k;
+            counts[k] = (index <= d.numBlocks) ? __ldcg(&d.tileCounts[index]) : 0;  // L2: written by other blocks
+        }
+        BlockScan(scanStorage).ExclusiveSum(counts, counts, aggregate);
+        for (int k = 0; k < SCAN_ITEMS; k++) {
+            int index = first + SCAN_ITEMS * threadIdx.x + k;
+            if (index <= d.numBlocks)
+                d.tileOffsets[index] = running + counts[k];
+        }
+        running += aggregate;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        d.status->searchBlocksDone = 0;
+}
+
 /**
  * One thread block per block I, SEARCH_WARPS warps: I's tiles, packed into I's segment of tileAtoms.  The first tile
  * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (findCandidateBlocks, dealt out to
@@ -151,11 +204,9 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
     int* segment = d.tileAtoms + blockI * capacityEntries;
     const int numCandidates = d.candidateCounts[blockI];
     if (numCandidates > d.candidatesPerBlockCapacity) {
-        if (threadIdx.x == 0) {
-            d.tileCounts[blockI] = 0;
-            d.blockOverflows[blockI] = 1;
-            atomicAdd(&d.status->overflowBlocks, 1ULL);
-        }
+        if (threadIdx.x == 0)
+            listOverflowBlock(d, blockI);
+        scanTileCountsIfLastBlock(d);
         return;
     }
     const int* candidates = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
@@ -237,14 +288,15 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
         for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
             segment[entry] = -1;
     if (threadIdx.x == 0) {
-        d.tileCounts[blockI] = listed ? tiles : 0;
-        d.blockOverflows[blockI] = !listed;
+        if (listed)
+            d.tileCounts[blockI] = tiles;
+        else
+            listOverflowBlock(d, blockI);
         atomicMax(&d.status->tilesPerBlockNeeded, tiles);
-        if (!listed)
-            atomicAdd(&d.status->overflowBlocks, 1ULL);
         if (!filterByAtoms && d.tileCutoff2 < INFINITY)
             atomicAdd(&d.status->unfilteredBlocks, 1ULL);
     }
+    scanTileCountsIfLastBlock(d);
 }
 
 } // namespace
@@ -255,19 +307,6 @@ void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t str
 
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
     findNeighborTiles<<<data.numBlocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
-}
-
-/** The same types and length as the scan in narumiScanTileCounts. */
-size_t narumiScanStorageBytes(int numBlocks) {
-    size_t bytes = 0;
-    narumiCheck(cub::DeviceScan::ExclusiveSum(nullptr, bytes, (int*) nullptr, (int*) nullptr, numBlocks + 1), "sizing the scan");
-    return bytes;
-}
-
-void narumiScanTileCounts(const NarumiNonbondedData& data, cudaStream_t stream) {
-    size_t bytes = data.cubStorageBytes;
-    narumiCheck(cub::DeviceScan::ExclusiveSum(data.cubStorage, bytes, data.tileCounts, data.tileOffsets, data.numBlocks + 1, stream),
-                "scanning tile counts");
 }
 
 } // namespace NarumiPlugin
