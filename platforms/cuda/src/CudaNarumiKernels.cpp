@@ -462,8 +462,13 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
     // depend on it (0 rebuilds the list at every evaluation).
     const char* setting = getenv("NARUMI_LIST_SKIN");
-    double value = (setting != nullptr && setting[0] != '\0') ? atof(setting) : DEFAULT_LIST_SKIN;
-    return (value >= 0 && value <= 1) ? value : DEFAULT_LIST_SKIN;
+    if (setting == nullptr || setting[0] == '\0')
+        return DEFAULT_LIST_SKIN;
+    char* end = nullptr;
+    double value = strtod(setting, &end);
+    if (end == setting || *end != '\0' || !(value >= 0 && value <= 1))
+        throw OpenMMException(string("NarumiNonbondedForce: NARUMI_LIST_SKIN must be a skin in nm from 0 to 1, not '") + setting + "'");
+    return value;
 }
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {

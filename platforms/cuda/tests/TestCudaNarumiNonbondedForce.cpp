@@ -453,6 +453,25 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
     EXPECT_TRUE(agree(onCuda, energyAndForces(reference, 1 << 0), 1e-5));
 }
 
+/** A bad NARUMI_LIST_SKIN (the skin switch of measurements and tests) is an error naming it, when the Context is made. */
+TEST(CudaNarumiNonbondedForce, BadListSkinSettingIsAClearError) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(3.0), 61);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+    for (const char* setting : {"abc", "-0.1", "2", "0.1nm"}) {
+        setenv("NARUMI_LIST_SKIN", setting, 1);
+        VerletIntegrator integrator(0.001);
+        try {
+            Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+            ADD_FAILURE() << "NARUMI_LIST_SKIN=" << setting << " was accepted";
+        }
+        catch (const OpenMMException& error) {
+            EXPECT_NE(string(error.what()).find(string("'") + setting + "'"), string::npos) << error.what();
+        }
+        unsetenv("NARUMI_LIST_SKIN");
+    }
+}
+
 TEST(CudaNarumiNonbondedForce, NetForceIsExactlyZero) {
     SKIP_WITHOUT_CUDA();
     // Every pair adds term(F) to one atom and term(-F) = -term(F) to the other, exclusions and exceptions included,
