@@ -346,8 +346,8 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     statusPending = false;
     NarumiStatusWords words = *pinnedStatus;
     noteSearchCounters(words);
-    // Blocks whose tiles did not fit were computed by the overflow kernel; grow the segments so that the next steps need not.
-    // The segments move when they grow: the list is rebuilt at the next evaluation.
+    // Blocks whose tiles did not fit were computed whole by the pair kernel; grow the segments so that the next steps
+    // need not.  The segments move when they grow: the list is rebuilt at the next evaluation.
     if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock()) {
         allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
         rebuildRequested = true;

@@ -1,6 +1,7 @@
 /**
- * Every evaluation: gatherSlotsAndBounds puts float positions, charges and LJ parameters in slot order, and computes
- * the bounding boxes of blocks (32 slots) and of superblocks (32 blocks), in one launch.
+ * Every evaluation: gatherSlotsAndBounds puts float positions, charges and LJ parameters in slot order (and double ones
+ * for double-precision pairs), computes the bounding boxes of blocks (32 slots) and of superblocks (32 blocks), and
+ * flags the neighbour list for a rebuild when an atom has moved half the skin since it was built, in one launch.
  */
 
 #include "NarumiKernelConstants.cuh"
