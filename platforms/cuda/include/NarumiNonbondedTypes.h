@@ -99,7 +99,7 @@ struct NarumiStatusWords {
     int overflowListCount;          // entries of overflowBlocks since the last rebuild
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
-    unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (the overflow kernel's)
+    unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (computed whole by computeTiles)
     unsigned long long unfilteredBlocks;    // blocks searched without the atom filter (box too small for it)
     unsigned long long untestedBlockPairs;  // block pairs taken as interacting untested (box too small for the test)
     unsigned long long listBuilds;          // evaluations that rebuilt the neighbour list
@@ -117,7 +117,7 @@ struct NarumiNonbondedData {
     int numBlocks;              // numSlots / 32
     int numSuperblocks;         // numBlocks / 32, rounded up
     int numExceptions;
-    int tilesPerBlockCapacity;  // tiles a block's segment of the list holds; a block with more goes to the overflow kernel
+    int tilesPerBlockCapacity;  // tiles a block's segment of the list holds; a block with more is computed whole by computeTiles
     int candidatesPerBlockCapacity; // candidate blocks a block's segment of candidateBlocks holds (likewise)
     // OpenMM's arrays.
     const void* posq;           // float4 or double4, per the template parameter of the kernels
@@ -148,7 +148,7 @@ struct NarumiNonbondedData {
     int* tileCounts;            // per block I, its listed tiles (0 when it overflows); numBlocks + 1 entries, the last 0
     int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
     int* candidateBlocks;       // per block I, the later blocks J whose boxes come within the cutoff of I's box
-    int* candidateCounts;       // per block I, its candidates (more than the capacity: I goes to the overflow kernel)
+    int* candidateCounts;       // per block I, its candidates (more than the capacity: computeTiles computes I whole)
     int* overflowBlocks;        // the blocks whose tiles or candidates did not fit into their segments (status count)
     int* tileAtoms;             // per block, tilesPerBlockCapacity tiles of 32 slots of atoms near it (-1 pads)
     void* cubStorage;

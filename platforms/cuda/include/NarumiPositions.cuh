@@ -7,11 +7,6 @@
 
 namespace NarumiPlugin {
 
-/** OpenMM's double-precision posq element (32 bytes; CUDA 13 deprecates the unaligned double4). */
-struct __align__(32) PositionCharge64 {
-    double x, y, z, q;
-};
-
 template <class Real>
 struct Vector3 {
     Real x, y, z;
@@ -48,8 +43,8 @@ __device__ inline Vector3<float> loadPosition(const float4* posq, int index) {
     return {p.x, p.y, p.z};
 }
 
-__device__ inline Vector3<double> loadPosition(const PositionCharge64* posq, int index) {
-    PositionCharge64 p = posq[index];
+__device__ inline Vector3<double> loadPosition(const NarumiDouble4* posq, int index) {
+    NarumiDouble4 p = posq[index];
     return {p.x, p.y, p.z};
 }
 

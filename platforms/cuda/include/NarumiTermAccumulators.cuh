@@ -30,6 +30,7 @@
 
 #include "NarumiAccumulator.cuh"
 #include "NarumiNonbondedTypes.h"
+#include "NarumiPairInteraction.cuh"
 #include "PairExpression.cuh"
 
 namespace NarumiPlugin {
@@ -39,38 +40,28 @@ constexpr float NARUMI_LARGE_TERM = 32768.0f;
 /** A term must stay below 2^31 to have a 64-bit fixed-point value at OpenMM's scale. */
 constexpr float NARUMI_FIXED_POINT_LIMIT = 2147483648.0f;
 
+__device__ inline long long narumiRoundToInteger(float y) {
+    return __float2ll_rn(y);
+}
+__device__ inline long long narumiRoundToInteger(double y) {
+    return __double2ll_rn(y);
+}
+
 /**
- * A float term rounded to nearest on the grid 2^-FRACTION_BITS, in OpenMM's fixed point (units of 2^-32): exact (a
- * float times a power of two is an integer unless tiny) and odd.  A term beyond OpenMM's range (or NaN) raises
- * NARUMI_ERROR_TERM_RANGE and saturates (NaN gives 0), still as a function of the term alone, so that an excluded
- * pair cancels even then; the host never lets such an evaluation pass silently.
+ * A term (float, or double for double-precision pairs) rounded to nearest on the grid 2^-FRACTION_BITS, in OpenMM's
+ * fixed point (units of 2^-32): exact (a number times a power of two is an integer unless tiny) and odd.  A term
+ * beyond OpenMM's range (or NaN) raises NARUMI_ERROR_TERM_RANGE and saturates (NaN gives 0), still as a function of
+ * the term alone, so that an excluded pair cancels even then; the host never lets such an evaluation pass silently.
  */
-template <int FRACTION_BITS>
-__device__ inline long long narumiRoundedTerm(float y, int& errors) {
+template <int FRACTION_BITS, class Real>
+__device__ inline long long narumiRoundedTerm(Real y, int& errors) {
     static_assert(FRACTION_BITS <= 32, "the grid must be part of OpenMM's 2^-32 grid");
-    if (!(fabsf(y) < NARUMI_FIXED_POINT_LIMIT)) {
+    if (!(fabs(y) < Real(NARUMI_FIXED_POINT_LIMIT))) {
         errors |= NARUMI_ERROR_TERM_RANGE;
         const long long saturated = 0x7fffffff00000000LL;
-        return y > 0.0f ? saturated : (y < 0.0f ? -saturated : 0);
+        return y > Real(0) ? saturated : (y < Real(0) ? -saturated : 0);
     }
-    return __float2ll_rn(__fmul_rn(y, (float) (1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
-}
-
-/** The same for a double term (double-precision pairs): exact scaling, rounded to nearest, odd. */
-template <int FRACTION_BITS>
-__device__ inline long long narumiRoundedTerm(double y, int& errors) {
-    static_assert(FRACTION_BITS <= 32, "the grid must be part of OpenMM's 2^-32 grid");
-    if (!(fabs(y) < (double) NARUMI_FIXED_POINT_LIMIT)) {
-        errors |= NARUMI_ERROR_TERM_RANGE;
-        const long long saturated = 0x7fffffff00000000LL;
-        return y > 0.0 ? saturated : (y < 0.0 ? -saturated : 0);
-    }
-    return __double2ll_rn(__dmul_rn(y, (double) (1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
-}
-
-/** OpenMM's own rounding of a term: llrint(y * 2^32). */
-__device__ inline long long narumiFixedPointTerm(float y, int& errors) {
-    return narumiRoundedTerm<32>(y, errors);
+    return narumiRoundToInteger(narumiMul(y, Real(1LL << FRACTION_BITS))) * (1LL << (32 - FRACTION_BITS));
 }
 
 /** What a Narumi pair adds for a term y, in OpenMM's fixed point: rint(y * 2^25) * 2^7 (NarumiAccumulator.cuh). */

@@ -43,6 +43,16 @@ vector<pair<int, int> > sortedExceptionPairs(const NarumiNonbondedForce& force) 
     return pairs;
 }
 
+/** The float pairs' constants: the double ones rounded once (2 krf stays exactly twice krf). */
+NarumiPairConstants roundedToFloat(const NarumiPairConstantsOf<double>& c) {
+    return {(float) c.cutoff2, (float) c.invCutoff2, (float) c.krf, (float) c.crf, (float) c.twoKrf, (float) c.switchDistance,
+            (float) c.invSwitchWidth, c.coulombKind, c.useSwitch};
+}
+
+float3 roundedToFloat(double3 v) {
+    return make_float3((float) v.x, (float) v.y, (float) v.z);
+}
+
 template <class T>
 void initializeZeroed(CudaArray& array, CudaContext& cu, size_t size, const char* name) {
     array.initialize<T>(cu, size, name);
@@ -130,7 +140,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // Non-periodic sort cells: fine enough to give compact blocks, repeating every 1024 cells (102 nm).
     data.sortCellSize = 0.1f;
 
-    NarumiPairConstants& pair = data.pair;
+    NarumiPairConstantsOf<double>& pair = data.pairDouble;
     if (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb)
         pair.coulombKind = NARUMI_COULOMB_NONE;
     else if (!useCutoff)
@@ -139,29 +149,20 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
         pair.coulombKind = NARUMI_COULOMB_REACTION_FIELD;
     else
         pair.coulombKind = NARUMI_COULOMB_SHIFTED;
-    pair.cutoff2 = useCutoff ? (float) (cutoff * cutoff) : numeric_limits<float>::infinity();
-    pair.invCutoff2 = useCutoff ? (float) (1 / (cutoff * cutoff)) : 0.0f;
+    pair.cutoff2 = useCutoff ? cutoff * cutoff : numeric_limits<double>::infinity();
+    pair.invCutoff2 = useCutoff ? 1 / (cutoff * cutoff) : 0.0;
     double dielectric = force.getReactionFieldDielectric();
-    pair.krf = useCutoff ? (float) ((dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff)) : 0.0f;
+    pair.krf = useCutoff ? (dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff) : 0.0;
     pair.twoKrf = 2 * pair.krf;
-    pair.crf = useCutoff ? (float) (3 * dielectric / ((2 * dielectric + 1) * cutoff)) : 0.0f;
+    pair.crf = useCutoff ? 3 * dielectric / ((2 * dielectric + 1) * cutoff) : 0.0;
     pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
-    pair.switchDistance = (float) force.getSwitchingDistance();
-    pair.invSwitchWidth = pair.useSwitch ? (float) (1 / (cutoff - force.getSwitchingDistance())) : 0.0f;
+    pair.switchDistance = force.getSwitchingDistance();
+    pair.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
+    data.pair = roundedToFloat(pair);
     // Double precision: the pairs in double too, for the methods whose sums hold double terms (the float-pair
     // methods A and C-E are defined on float terms and keep them).
     pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
                     method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
-    NarumiPairConstantsOf<double>& pairDouble = data.pairDouble;
-    pairDouble.coulombKind = pair.coulombKind;
-    pairDouble.useSwitch = pair.useSwitch;
-    pairDouble.cutoff2 = useCutoff ? cutoff * cutoff : numeric_limits<double>::infinity();
-    pairDouble.invCutoff2 = useCutoff ? 1 / (cutoff * cutoff) : 0.0;
-    pairDouble.krf = useCutoff ? (dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff) : 0.0;
-    pairDouble.twoKrf = 2 * pairDouble.krf;
-    pairDouble.crf = useCutoff ? 3 * dielectric / ((2 * dielectric + 1) * cutoff) : 0.0;
-    pairDouble.switchDistance = force.getSwitchingDistance();
-    pairDouble.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
     // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
     // buffer, as OpenMM and GROMACS keep theirs); the block test runs on float bounding boxes, so a small margin keeps
     // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
@@ -297,7 +298,7 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
 
 int CudaCalcNarumiNonbondedForceKernel::maxTilesPerBlock() const {
     // Every block with every block (NoCutoff), but at most 2^22 tiles in all (512 MB of atom slots): blocks beyond
-    // that are computed by the overflow kernel, with the same pairs.
+    // that computeTiles computes whole, with the same pairs.
     return (int) max<long long>(1, min<long long>(data.numBlocks, (1LL << 22) / data.numBlocks));
 }
 
@@ -323,16 +324,16 @@ void CudaCalcNarumiNonbondedForceKernel::allocateCandidates(int candidatesPerBlo
 
 void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     NarumiBox& box = data.box;
-    box.size = make_float3((float) boxVectors[0][0], (float) boxVectors[1][1], (float) boxVectors[2][2]);
-    box.invSize = make_float3((float) (1 / boxVectors[0][0]), (float) (1 / boxVectors[1][1]), (float) (1 / boxVectors[2][2]));
-    box.vecX = make_float3((float) boxVectors[0][0], (float) boxVectors[0][1], (float) boxVectors[0][2]);
-    box.vecY = make_float3((float) boxVectors[1][0], (float) boxVectors[1][1], (float) boxVectors[1][2]);
-    box.vecZ = make_float3((float) boxVectors[2][0], (float) boxVectors[2][1], (float) boxVectors[2][2]);
     box.sizeDouble = make_double3(boxVectors[0][0], boxVectors[1][1], boxVectors[2][2]);
     box.invSizeDouble = make_double3(1 / boxVectors[0][0], 1 / boxVectors[1][1], 1 / boxVectors[2][2]);
     box.vecXDouble = make_double3(boxVectors[0][0], boxVectors[0][1], boxVectors[0][2]);
     box.vecYDouble = make_double3(boxVectors[1][0], boxVectors[1][1], boxVectors[1][2]);
     box.vecZDouble = make_double3(boxVectors[2][0], boxVectors[2][1], boxVectors[2][2]);
+    box.size = roundedToFloat(box.sizeDouble);
+    box.invSize = roundedToFloat(box.invSizeDouble);
+    box.vecX = roundedToFloat(box.vecXDouble);
+    box.vecY = roundedToFloat(box.vecYDouble);
+    box.vecZ = roundedToFloat(box.vecZDouble);
     box.triclinic = (boxVectors[1][0] != 0 || boxVectors[2][0] != 0 || boxVectors[2][1] != 0);
 }
 

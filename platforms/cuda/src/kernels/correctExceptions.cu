@@ -108,7 +108,7 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
     narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (posqIsDouble)
-            launchCorrectExceptions<Accumulator, PositionCharge64>(data, includeEnergy, stream);
+            launchCorrectExceptions<Accumulator, NarumiDouble4>(data, includeEnergy, stream);
         else
             launchCorrectExceptions<Accumulator, float4>(data, includeEnergy, stream);
     });

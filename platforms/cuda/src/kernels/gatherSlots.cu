@@ -8,6 +8,7 @@
 #include "NarumiNonbondedStages.h"
 #include "NarumiPairInteraction.cuh"
 #include "NarumiPositions.cuh"
+#include <type_traits>
 
 namespace NarumiPlugin {
 
@@ -44,11 +45,6 @@ __device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot
     return make_float3((float) r.x, (float) r.y, (float) r.z);
 }
 
-/** Never called: double-precision pairs come with OpenMM's double precision, whose posq is double. */
-__device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData&, int, int, Vector3<float> r, int) {
-    return make_float3(r.x, r.y, r.z);
-}
-
 /**
  * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
  * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
@@ -68,9 +64,13 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
         int atom = d.atomIndex[posqIndex];
         auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
         float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
-        if (d.slotPositionsDouble != nullptr)
-            r = gatherDoubleSlot(d, slot, atom, wrapped, keepImages);
-        else if (keepImages && d.box.periodic) {
+        bool doublePairs = false;
+        if constexpr (std::is_same<PosT, NarumiDouble4>::value) {  // double pairs come with OpenMM's double posq
+            doublePairs = (d.slotPositionsDouble != nullptr);
+            if (doublePairs)
+                r = gatherDoubleSlot(d, slot, atom, wrapped, keepImages);
+        }
+        if (!doublePairs && keepImages && d.box.periodic) {
             float4 previous = d.slotPositions[slot];
             float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
             r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
@@ -133,7 +133,7 @@ void launchGatherSlots(const NarumiNonbondedData& d, bool keepImages, cudaStream
 
 void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool keepImages, cudaStream_t stream) {
     if (posqIsDouble)
-        launchGatherSlots<PositionCharge64>(data, keepImages, stream);
+        launchGatherSlots<NarumiDouble4>(data, keepImages, stream);
     else
         launchGatherSlots<float4>(data, keepImages, stream);
 }

@@ -106,7 +106,7 @@ size_t narumiSortStorageBytes(int numAtoms) {
 
 void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStream_t stream) {
     if (posqIsDouble)
-        launchSortAtoms<PositionCharge64>(data, stream);
+        launchSortAtoms<NarumiDouble4>(data, stream);
     else
         launchSortAtoms<float4>(data, stream);
 }
