@@ -3,7 +3,7 @@
 
 /**
  * Bounding-box tests of the neighbour search: whether two blocks' (or superblocks') boxes, or an atom and a block's
- * box, can come within the cutoff.  Used by findNeighbors.cu and by computeTiles.cu's overflow kernel, which tests
+ * box, can come within the cutoff.  Used by findNeighbors.cu and by computeTiles.cu's overflow path, which tests
  * whole blocks the list had no room for.
  */
 

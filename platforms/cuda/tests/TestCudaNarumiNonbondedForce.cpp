@@ -196,7 +196,7 @@ TEST(CudaNarumiNonbondedForce, BlocksThatOutgrowTheirListSegmentsLoseNoPair) {
     SKIP_WITHOUT_CUDA();
     // NoCutoff on 256 blocks of 32 atoms: every block has up to 255 candidate blocks and as many tiles, beyond the
     // first guess of the list's segments (160 candidates, 64 tiles).  The first evaluation computes those blocks in
-    // the overflow kernel; the host then grows the segments and the second lists them.
+    // computeTiles' overflow path; the host then grows the segments and the second lists them.
     TestSystem water = withFloatExactCharges(waterBoxOfAtoms(8192, 19));
     NonbondedSettings settings = periodicSettings(1.0);
     settings.method = Narumi::NoCutoff;
@@ -207,13 +207,13 @@ TEST(CudaNarumiNonbondedForce, BlocksThatOutgrowTheirListSegmentsLoseNoPair) {
     context.setPositions(water.positions);
     EnergyAndForces overflowed = energyAndForces(context), listed = energyAndForces(context);
     // A lost tile moves the forces of 64 atoms by ~1-10 kJ/mol/nm: ~1e-3 relative RMS here, far above float rounding.
-    EXPECT_LE(relativeRmsDifference(overflowed.forces, reference.forces), 1e-5) << "first evaluation (overflow kernel)";
+    EXPECT_LE(relativeRmsDifference(overflowed.forces, reference.forces), 1e-5) << "first evaluation (overflow path)";
     // The same pairs give the same integers whichever kernel computes them.
     int differences = 0;
     for (int i = 0; i < water.size(); i++)
         for (int c = 0; c < 3; c++)
             differences += overflowed.forces[i][c] != listed.forces[i][c];
-    EXPECT_EQ(differences, 0) << "forces of the overflow kernel and of the grown list";
+    EXPECT_EQ(differences, 0) << "forces of the overflow path and of the grown list";
     EXPECT_EQ(overflowed.energy, listed.energy);
     // This NoCutoff energy is a small difference (-2.3e3 kJ/mol) of 3.4e7 float pair energies; their rounding alone
     // moves it by ~1e-4 relative (9.6e-5 measured on an H100), so it is held to 3e-4, not to the forces' 1e-5.

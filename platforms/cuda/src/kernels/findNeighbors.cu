@@ -22,7 +22,7 @@ namespace {
 /**
  * One warp per block I: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock by
  * superblock, into I's segment of candidateBlocks.  A block with more candidates than its segment holds goes to the
- * overflow kernel (findNeighborTiles lists none for it); the largest count goes to the host, which then grows the
+ * overflow path of computeTiles (findNeighborTiles lists none for it); the largest count goes to the host, which then grows the
  * segments.
  */
 __global__ void findCandidateBlocks(NarumiNonbondedData d) {
@@ -189,8 +189,8 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
  * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
  * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
  * computeTiles).  The atoms' order in the segment depends on the warps' timing; the integer sums of Narumi and
- * FixedPoint64 do not.  A block with more tiles than a segment holds (or more candidates) is flagged for the overflow
- * kernel and lists none; the largest count goes to the host, which then grows the segments.
+ * FixedPoint64 do not.  A block with more tiles than a segment holds (or more candidates) is listed in overflowBlocks
+ * for computeTiles to compute whole, and lists none; the largest count goes to the host, which then grows the segments.
  */
 __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
     __shared__ NeighborSearchShared s;
