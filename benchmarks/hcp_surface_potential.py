@@ -103,13 +103,13 @@ def build(name, dhfr):
     centers, complexes = layout(name)
     rng = np.random.default_rng(2026)
     transforms = [(random_rotation(rng), c) for c in centers]
-    assembly, assembly_positions = hcp.assemble_copies(topology, centered, transforms)
+    assembly, assembly_positions = hcp.assembleCopies(topology, centered, transforms)
     return assembly, assembly_positions, np.tile(charges, len(centers)), complexes
 
 
 def surface_for(positions, radii, target):
-    trial = hcp.surface_points(positions, radii, 0.14, 100.0)
-    return hcp.surface_points(positions, radii, 0.14, 100.0 * target / len(trial))
+    trial = hcp.surfacePoints(positions, radii, 0.14, 100.0)
+    return hcp.surfacePoints(positions, radii, 0.14, 100.0 * target / len(trial))
 
 
 def timed(function, repeats):
@@ -118,7 +118,7 @@ def timed(function, repeats):
     for _ in range(repeats):
         result = function()
         walls.append(result.seconds)
-        device.append(result.device_milliseconds)
+        device.append(result.deviceMilliseconds)
     return result, statistics.median(walls), statistics.median(device)
 
 
@@ -129,22 +129,22 @@ def relative_rms(actual, expected):
 def run(name, dhfr, args):
     label, paper_atoms, paper_vertices, paper_exact, paper_hcp = PAPER[name]
     topology, positions, charges, complexes = build(name, dhfr)
-    radii = hcp.atomic_radii(topology)
+    radii = hcp.atomicRadii(topology)
     start = time.perf_counter()
     surface = surface_for(positions, radii, paper_vertices)
     surface_seconds = time.perf_counter() - start
     row = {"structure": name, "paper": label, "atoms": len(charges), "chains": topology.getNumChains(),
            "complexes": int(len(set(complexes))), "vertices": len(surface), "surface_s": surface_seconds,
            "paper_exact_s": paper_exact, "paper_hcp_s": paper_hcp, "paper_hcp_error": PAPER_HCP_ERROR[name]}
-    options = dict(complexes=complexes, eps_in=1.0, eps_out=80.0)
+    options = dict(complexes=complexes, soluteDielectric=1.0, solventDielectric=80.0)
     cpu = hcp.SurfacePotential(positions, charges, topology, backend="cpu", threads=args.threads, **options)
-    row["A_nm"] = cpu.electrostatic_size
+    row["A_nm"] = cpu.electrostaticSize
     rng = np.random.default_rng(1)
     sample = np.sort(rng.choice(len(surface), min(args.accuracy_points, len(surface)), replace=False))
     reference = cpu.compute(surface.points[sample], surface.offset, mode="exact").potentials
     row["accuracy_points"] = len(sample)
     results = {}
-    if "cuda" in args.backends and hcp.cuda_available():
+    if "cuda" in args.backends and hcp.cudaAvailable():
         gpu = hcp.SurfacePotential(positions, charges, topology, backend="cuda", **options)
         for mode in ("exact", "hcp"):
             result, wall, device = timed(lambda: gpu.compute(surface, mode=mode), args.repeats)
@@ -208,14 +208,14 @@ def main(argv=None):
     parser.add_argument("--json", help="write all numbers here")
     args = parser.parse_args(argv)
     args.device_name = "no CUDA device"
-    if hcp.cuda_available():
+    if hcp.cudaAvailable():
         try:
             import subprocess
             args.device_name = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                                               capture_output=True, text=True, check=True).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             args.device_name = "a CUDA device"
-    dhfr = hcp.prepare_molecule(os.path.join(args.data_dir, "5dfr_minimized.pdb"))
+    dhfr = hcp.prepareMolecule(os.path.join(args.data_dir, "5dfr_minimized.pdb"))
     rows = []
     for name in args.sizes:
         start = time.perf_counter()

@@ -41,30 +41,30 @@
 %apply int& OUTPUT {int& particle1, int& particle2};
 
 // Getters return quantities in OpenMM's unit system, as NonbondedForce's do; setters accept plain numbers or quantities.
-%pythonappend NarumiPlugin::NarumiNonbondedForce::getCutoffDistance() const %{
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::getCutoffDistance() const %{
     val = unit.Quantity(val, unit.nanometer)
 %}
-%pythonappend NarumiPlugin::NarumiNonbondedForce::getSwitchingDistance() const %{
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::getSwitchingDistance() const %{
     val = unit.Quantity(val, unit.nanometer)
 %}
-%pythonappend NarumiPlugin::NarumiNonbondedForce::getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const %{
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const %{
     val[0] = unit.Quantity(val[0], unit.elementary_charge)
     val[1] = unit.Quantity(val[1], unit.nanometer)
     val[2] = unit.Quantity(val[2], unit.kilojoule_per_mole)
 %}
-%pythonappend NarumiPlugin::NarumiNonbondedForce::getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const %{
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const %{
     val[2] = unit.Quantity(val[2], unit.elementary_charge*unit.elementary_charge)
     val[3] = unit.Quantity(val[3], unit.nanometer)
     val[4] = unit.Quantity(val[4], unit.kilojoule_per_mole)
 %}
-%pythonappend NarumiPlugin::NarumiNonbondedForce::cast(OpenMM::Force& force) %{
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::cast(OpenMM::Force& force) %{
     val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
 %}
 %pythonbegin %{
 import openmm.unit as unit
 %}
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 class NarumiNonbondedForce : public OpenMM::Force {
 public:
@@ -106,14 +106,14 @@ public:
 
     %extend {
         /** The NarumiNonbondedForce behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
-        static NarumiPlugin::NarumiNonbondedForce& cast(OpenMM::Force& force) {
-            NarumiPlugin::NarumiNonbondedForce* narumi = dynamic_cast<NarumiPlugin::NarumiNonbondedForce*>(&force);
+        static OpenMMNarumi::NarumiNonbondedForce& cast(OpenMM::Force& force) {
+            OpenMMNarumi::NarumiNonbondedForce* narumi = dynamic_cast<OpenMMNarumi::NarumiNonbondedForce*>(&force);
             if (narumi == NULL)
                 throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not a NarumiNonbondedForce");
             return *narumi;
         }
         static bool isinstance(OpenMM::Force& force) {
-            return dynamic_cast<NarumiPlugin::NarumiNonbondedForce*>(&force) != NULL;
+            return dynamic_cast<OpenMMNarumi::NarumiNonbondedForce*>(&force) != NULL;
         }
     }
 };
@@ -165,14 +165,14 @@ public:
 
     %extend {
         /** The RDFSampler behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
-        static NarumiPlugin::RDFSampler& cast(OpenMM::Force& force) {
-            NarumiPlugin::RDFSampler* sampler = dynamic_cast<NarumiPlugin::RDFSampler*>(&force);
+        static OpenMMNarumi::RDFSampler& cast(OpenMM::Force& force) {
+            OpenMMNarumi::RDFSampler* sampler = dynamic_cast<OpenMMNarumi::RDFSampler*>(&force);
             if (sampler == NULL)
                 throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not an RDFSampler");
             return *sampler;
         }
         static bool isinstance(OpenMM::Force& force) {
-            return dynamic_cast<NarumiPlugin::RDFSampler*>(&force) != NULL;
+            return dynamic_cast<OpenMMNarumi::RDFSampler*>(&force) != NULL;
         }
     }
 };

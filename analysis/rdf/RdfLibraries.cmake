@@ -1,11 +1,13 @@
 # The RDF engine's libraries, included from the top-level CMakeLists.txt (before the plugins) because both the
 # pybind11 module (analysis/rdf/CMakeLists.txt) and OpenMM's in-context RDFSampler kernels use them:
-#   NarumiRdfHost  problem set-up, box and grid, the multithreaded CPU backend (no CUDA): the Reference/CPU kernel
+#   NarumiRdfHost  problem set-up, box and grid, the multithreaded CPU backend, an engine on the backend it is handed
+#                  (no CUDA code): the Reference/CPU kernel
 #   NarumiRdfCuda  the CUDA kernels and CudaPairHistogram (device positions in, device counts out, caller's stream)
-#   NarumiRdf      the whole engine (CPU and, when NARUMI_HAVE_CUDA, CUDA backends): the pybind11 module
+#   NarumiRdf      the whole engine: backend choice from the settings (src/RdfBackendChoice.cpp), CPU and, when
+#                  NARUMI_HAVE_CUDA, CUDA backends: the pybind11 module
 # Both backends must count bitwise the same pairs, so no compiler may contract a*b+c on its own: -ffp-contract=off
 # (C++) and -fmad=false (CUDA); explicit fmaf stays.
-find_package(Threads REQUIRED)
+# The thread pool, CUDA error check, device buffers and no-CUDA fallback are common/'s (NarumiCommon).
 set(rdf_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(rdf_compile_options
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -ffp-contract=off -fno-math-errno>
@@ -13,12 +15,12 @@ set(rdf_compile_options
 
 add_library(NarumiRdfCoreObjects OBJECT "${rdf_dir}/src/RdfEngine.cpp" "${rdf_dir}/src/RdfCpuBackend.cpp")
 target_include_directories(NarumiRdfCoreObjects PUBLIC "${rdf_dir}/include")
+target_link_libraries(NarumiRdfCoreObjects PUBLIC NarumiCommon)
 target_compile_options(NarumiRdfCoreObjects PRIVATE ${rdf_compile_options})
 
-add_library(NarumiRdfHost STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/src/RdfNoCuda.cpp")
+add_library(NarumiRdfHost STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects>)
 target_include_directories(NarumiRdfHost PUBLIC "${rdf_dir}/include")
-target_link_libraries(NarumiRdfHost PUBLIC Threads::Threads)
-target_compile_options(NarumiRdfHost PRIVATE ${rdf_compile_options})
+target_link_libraries(NarumiRdfHost PUBLIC NarumiCommon)
 
 if(NARUMI_HAVE_CUDA)
     add_library(NarumiRdfCuda STATIC "${rdf_dir}/cuda/RdfKernels.cu" "${rdf_dir}/cuda/RdfCudaHistogram.cu")
@@ -26,16 +28,18 @@ if(NARUMI_HAVE_CUDA)
     target_compile_options(NarumiRdfCuda PRIVATE ${rdf_compile_options})
     # The static CUDA runtime: the modules then need only the driver at run time, and load without one.
     set_target_properties(NarumiRdfCuda PROPERTIES CUDA_RUNTIME_LIBRARY Static)
-    target_link_libraries(NarumiRdfCuda PUBLIC CUDA::cudart_static)
+    target_link_libraries(NarumiRdfCuda PUBLIC NarumiCommon CUDA::cudart_static)
     if(NARUMI_CUDA_RESOURCE_USAGE)
         target_compile_options(NarumiRdfCuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--resource-usage>)
     endif()
-    add_library(NarumiRdf STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/cuda/RdfCudaBackend.cu")
-    target_link_libraries(NarumiRdf PUBLIC NarumiRdfCuda Threads::Threads)
-    set_target_properties(NarumiRdf PROPERTIES CUDA_RUNTIME_LIBRARY Static)
-else()
-    add_library(NarumiRdf STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/src/RdfNoCuda.cpp")
-    target_link_libraries(NarumiRdf PUBLIC Threads::Threads)
 endif()
+
+add_library(NarumiRdf STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/src/RdfBackendChoice.cpp")
 target_include_directories(NarumiRdf PUBLIC "${rdf_dir}/include")
+target_link_libraries(NarumiRdf PUBLIC NarumiCommon)
 target_compile_options(NarumiRdf PRIVATE ${rdf_compile_options})
+if(NARUMI_HAVE_CUDA)
+    target_sources(NarumiRdf PRIVATE "${rdf_dir}/cuda/RdfCudaBackend.cu")
+    target_link_libraries(NarumiRdf PUBLIC NarumiRdfCuda)
+    set_target_properties(NarumiRdf PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+endif()

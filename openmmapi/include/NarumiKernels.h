@@ -7,7 +7,7 @@
 #include "openmm/System.h"
 #include <string>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** Computes the forces and energy of a NarumiNonbondedForce; one implementation per platform. */
 class CalcNarumiNonbondedForceKernel : public OpenMM::KernelImpl {
@@ -25,6 +25,6 @@ public:
     virtual void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) = 0;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_KERNELS_H_

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 class NarumiNonbondedForce : public OpenMM::Force {
 public:
@@ -140,6 +140,9 @@ private:
     std::map<std::pair<int, int>, int> exceptionIndexOfPair; // (min, max) particle pair -> exception index
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
+
+/** The namespace's name before 0.2.0; kept for one release (deprecated). */
+namespace NarumiPlugin = OpenMMNarumi;
 
 #endif // OPENMM_NARUMI_NONBONDED_FORCE_H_

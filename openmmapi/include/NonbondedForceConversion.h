@@ -5,7 +5,7 @@
 #include "openmm/NonbondedForce.h"
 #include "openmm/System.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * A NarumiNonbondedForce equivalent to a cutoff (or NoCutoff) NonbondedForce: same particles,
@@ -21,6 +21,6 @@ NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& f
  */
 int replaceNonbondedForces(OpenMM::System& system);
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_NONBONDED_FORCE_CONVERSION_H_

@@ -17,7 +17,7 @@
 #include "openmm/Force.h"
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** What a Context has sampled so far; g(r) = pairCounts / (numPairsPerFrame * sumInverseVolume * shell volume). */
 struct RDFSamplerResult {
@@ -96,6 +96,6 @@ private:
     int bins, samplingInterval;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_RDF_SAMPLER_H_

@@ -7,7 +7,7 @@
 #include "openmm/System.h"
 #include <string>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** Samples an RDFSampler's histogram from a Context's positions; one implementation per platform. */
 class CalcRDFSamplerKernel : public OpenMM::KernelImpl {
@@ -17,7 +17,11 @@ public:
     }
     CalcRDFSamplerKernel(std::string name, const OpenMM::Platform& platform) : OpenMM::KernelImpl(name, platform) {
     }
-    /** Set up for a System; sampler has already been validated by RDFSamplerImpl. */
+    /**
+     * Set up for a System: first check the sampler against it (indices in range, no duplicates, bins, range, one
+     * exclusion group per particle, rMax against a periodic System's default box), throwing an OpenMMException
+     * "RDFSampler: ..." that names the first bad value.
+     */
     virtual void initialize(const OpenMM::System& system, const RDFSampler& sampler) = 0;
     /** Add one frame of the context's current positions (and box, for a periodic System). */
     virtual void sample(OpenMM::ContextImpl& context) = 0;
@@ -27,6 +31,6 @@ public:
     virtual void reset(OpenMM::ContextImpl& context) = 0;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_RDF_SAMPLER_KERNELS_H_

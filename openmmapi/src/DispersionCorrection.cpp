@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 

@@ -4,11 +4,11 @@
 #include <sstream>
 #include <vector>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
-NarumiNonbondedForce* NarumiPlugin::createNarumiNonbondedForce(const NonbondedForce& source) {
+NarumiNonbondedForce* OpenMMNarumi::createNarumiNonbondedForce(const NonbondedForce& source) {
     unique_ptr<NarumiNonbondedForce> force(new NarumiNonbondedForce());
     switch (source.getNonbondedMethod()) {
     case NonbondedForce::NoCutoff:
@@ -53,7 +53,7 @@ NarumiNonbondedForce* NarumiPlugin::createNarumiNonbondedForce(const NonbondedFo
     return force.release();
 }
 
-int NarumiPlugin::replaceNonbondedForces(System& system) {
+int OpenMMNarumi::replaceNonbondedForces(System& system) {
     // Convert everything before touching the System, so a refusal leaves it unchanged.
     vector<int> indices;
     vector<unique_ptr<NarumiNonbondedForce> > replacements;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
@@ -35,7 +35,7 @@ RDFSampler::RDFSampler(const vector<int>& selection1, const vector<int>& selecti
 }
 
 void RDFSampler::setSelections(const vector<int>& selection1, const vector<int>& selection2) {
-    // Indices are checked against the System when a Context is created (RDFSamplerImpl::validate).
+    // Indices are checked against the System when a Context is created (CalcRDFSamplerKernel::initialize).
     this->selection1 = selection1;
     this->selection2 = selection2;
 }

@@ -4,19 +4,23 @@ Importing this package loads the plugin's kernels into OpenMM (no environment va
 
     import openmmnarumi
     openmmnarumi.replaceNonbondedForces(system)   # switch an existing cutoff/reaction-field System over
+
+The analysis packages: openmmnarumi.rdf, openmmnarumi.potentialmap, openmmnarumi.hcp.  The Python API follows
+OpenMM's naming (CapWords classes, camelCase functions, methods and keyword arguments): docs/python-api.md.
 """
 import os as _os
 
 import openmm as _openmm
 
 from .narumi import NarumiNonbondedForce, RDFSampler, createNarumiNonbondedForce, replaceNonbondedForces
-from .rdf import RDFEngine, RDFReporter, compute_rdf_trajectory  # GPU radial distribution functions (docs/rdf.md)
-from . import hcp  # ALPB surface potential with hierarchical charge partitioning (docs/hcp.md)
-from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap  # electrostatic potential maps (docs/potentialmap.md)
+from . import hcp, potentialmap, rdf  # the analysis packages: docs/hcp.md, docs/potentialmap.md, docs/rdf.md
+from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap
+from .rdf import RDFEngine, RDFReporter, computeRDFTrajectory
+from .rdf import compute_rdf_trajectory  # deprecated alias of computeRDFTrajectory, for one release
 
 __version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures",
-           "RDFEngine", "RDFReporter", "RDFSampler", "compute_rdf_trajectory", "hcp",
+           "RDFEngine", "RDFReporter", "RDFSampler", "computeRDFTrajectory", "rdf", "hcp", "potentialmap",
            "PotentialMap", "PotentialMapReporter", "computePotentialMap"]
 
 #: Messages of the plugin libraries that could not be loaded (the CUDA one on a machine without a GPU driver).

@@ -3,7 +3,7 @@
 
 #include "openmm/serialization/SerializationProxy.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** XML serialization of NarumiNonbondedForce (every setting, particle and exception). */
 class NarumiNonbondedForceProxy : public OpenMM::SerializationProxy {
@@ -13,6 +13,6 @@ public:
     void* deserialize(const OpenMM::SerializationNode& node) const override;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_NONBONDED_FORCE_PROXY_H_

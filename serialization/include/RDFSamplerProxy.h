@@ -3,7 +3,7 @@
 
 #include "openmm/serialization/SerializationProxy.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** XML serialization of RDFSampler (selections, range, bins, interval, exclusion groups; not sampled counts). */
 class RDFSamplerProxy : public OpenMM::SerializationProxy {
@@ -13,6 +13,6 @@ public:
     void* deserialize(const OpenMM::SerializationNode& node) const override;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_RDF_SAMPLER_PROXY_H_

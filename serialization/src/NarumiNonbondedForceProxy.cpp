@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 

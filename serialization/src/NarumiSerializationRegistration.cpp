@@ -6,6 +6,6 @@
 #include "openmm/serialization/SerializationProxy.h"
 
 extern "C" __attribute__((constructor)) void registerNarumiSerializationProxies() {
-    OpenMM::SerializationProxy::registerProxy(typeid(NarumiPlugin::NarumiNonbondedForce), new NarumiPlugin::NarumiNonbondedForceProxy());
-    OpenMM::SerializationProxy::registerProxy(typeid(NarumiPlugin::RDFSampler), new NarumiPlugin::RDFSamplerProxy());
+    OpenMM::SerializationProxy::registerProxy(typeid(OpenMMNarumi::NarumiNonbondedForce), new OpenMMNarumi::NarumiNonbondedForceProxy());
+    OpenMM::SerializationProxy::registerProxy(typeid(OpenMMNarumi::RDFSampler), new OpenMMNarumi::RDFSamplerProxy());
 }

@@ -4,7 +4,7 @@
 #include "openmm/serialization/SerializationNode.h"
 #include <memory>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 

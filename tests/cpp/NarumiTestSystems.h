@@ -13,9 +13,11 @@
 #include "openmm/System.h"
 #include "openmm/VerletIntegrator.h"
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -23,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-namespace NarumiTest {
+namespace OpenMMNarumi::Test {
 
 /** 1/(4 pi eps0) in kJ nm / (mol e^2), the value OpenMM uses. */
 constexpr double COULOMB_CONSTANT = 138.93545764438198;
@@ -47,6 +49,75 @@ inline OpenMM::Platform& getPlatform(const std::string& name) {
     loadPlugins();
     return OpenMM::Platform::getPlatformByName(name);
 }
+
+/**
+ * Why the named platform cannot run this project's kernels here ("" when it can), found once per platform: the CPU
+ * platform may be absent, and CUDA needs OpenMM's CUDA plugin, this project's (NARUMI_CUDA_PLUGIN, defined by the CUDA
+ * test drivers) and a GPU that answers.  Tests skip with this reason, never pass.
+ */
+inline std::string platformUnavailableReason(const std::string& name) {
+    static std::map<std::string, std::string> reasons;
+    auto known = reasons.find(name);
+    if (known != reasons.end())
+        return known->second;
+    std::string reason;
+    try {
+        loadPlugins();
+#ifdef NARUMI_CUDA_PLUGIN
+        if (name == "CUDA")
+            OpenMM::Platform::loadPluginLibrary(NARUMI_CUDA_PLUGIN);
+#endif
+        OpenMM::System system;
+        system.addParticle(1.0);
+        OpenMM::VerletIntegrator integrator(0.001);
+        OpenMM::Context context(system, integrator, OpenMM::Platform::getPlatformByName(name));
+    }
+    catch (const std::exception& error) {
+        reason = "no usable " + name + " platform: " + error.what();
+    }
+    return reasons[name] = reason;
+}
+
+/**
+ * The platform whose kernel is under test: its name, its Precision property ("" where it has none) and the relative
+ * energy and RMS force difference its arithmetic is held to against the double-precision oracles.
+ */
+struct PlatformUnderTest {
+    std::string platform;
+    std::string precision;
+    double tolerance;
+
+    /** The GoogleTest name of an instantiation: "Reference", "CPU", "CUDA_mixed". */
+    std::string label() const {
+        return precision.empty() ? platform : platform + "_" + precision;
+    }
+};
+
+/** INSTANTIATE_TEST_SUITE_P(Reference, SomeTest, ::testing::Values(...), platformLabel) names the cases by platform. */
+inline std::string platformLabel(const ::testing::TestParamInfo<PlatformUnderTest>& info) {
+    return info.param.label();
+}
+
+/** A test suite run once per platform (and precision) under test: skips where that platform is unusable. */
+class PlatformTest : public ::testing::TestWithParam<PlatformUnderTest> {
+protected:
+    void SetUp() override {
+        std::string reason = platformUnavailableReason(GetParam().platform);
+        if (!reason.empty())
+            GTEST_SKIP() << reason;
+    }
+    OpenMM::Platform& platform() const {
+        return getPlatform(GetParam().platform);
+    }
+    std::map<std::string, std::string> properties() const {
+        if (GetParam().precision.empty())
+            return {};
+        return {{"Precision", GetParam().precision}};
+    }
+    double tolerance() const {
+        return GetParam().tolerance;
+    }
+};
 
 using Box = std::array<OpenMM::Vec3, 3>;
 
@@ -213,7 +284,7 @@ inline TestSystem solvatedMolecule(const Box& box, const OpenMM::Vec3& centre, u
 
 /** Settings shared by the NonbondedForce oracle and the NarumiNonbondedForce under test. */
 struct NonbondedSettings {
-    NarumiPlugin::NarumiNonbondedForce::NonbondedMethod method = NarumiPlugin::NarumiNonbondedForce::CutoffPeriodic;
+    OpenMMNarumi::NarumiNonbondedForce::NonbondedMethod method = OpenMMNarumi::NarumiNonbondedForce::CutoffPeriodic;
     double cutoff = 1.0;
     bool useSwitching = false;
     double switchingDistance = -1;
@@ -230,13 +301,13 @@ struct NonbondedSettings {
     }
 };
 
-inline OpenMM::NonbondedForce::NonbondedMethod toNonbondedForceMethod(NarumiPlugin::NarumiNonbondedForce::NonbondedMethod method) {
+inline OpenMM::NonbondedForce::NonbondedMethod toNonbondedForceMethod(OpenMMNarumi::NarumiNonbondedForce::NonbondedMethod method) {
     switch (method) {
-    case NarumiPlugin::NarumiNonbondedForce::NoCutoff:
+    case OpenMMNarumi::NarumiNonbondedForce::NoCutoff:
         return OpenMM::NonbondedForce::NoCutoff;
-    case NarumiPlugin::NarumiNonbondedForce::CutoffNonPeriodic:
+    case OpenMMNarumi::NarumiNonbondedForce::CutoffNonPeriodic:
         return OpenMM::NonbondedForce::CutoffNonPeriodic;
-    case NarumiPlugin::NarumiNonbondedForce::CutoffPeriodic:
+    case OpenMMNarumi::NarumiNonbondedForce::CutoffPeriodic:
         return OpenMM::NonbondedForce::CutoffPeriodic;
     }
     throw OpenMM::OpenMMException("unknown nonbonded method");
@@ -264,10 +335,10 @@ inline OpenMM::NonbondedForce* makeNonbondedForce(const TestSystem& ts, const No
     return force;
 }
 
-inline NarumiPlugin::NarumiNonbondedForce* makeNarumiForce(
+inline OpenMMNarumi::NarumiNonbondedForce* makeNarumiForce(
     const TestSystem& ts, const NonbondedSettings& settings,
-    NarumiPlugin::NarumiNonbondedForce::ElectrostaticsMethod electrostatics = NarumiPlugin::NarumiNonbondedForce::ReactionField) {
-    auto force = new NarumiPlugin::NarumiNonbondedForce();
+    OpenMMNarumi::NarumiNonbondedForce::ElectrostaticsMethod electrostatics = OpenMMNarumi::NarumiNonbondedForce::ReactionField) {
+    auto force = new OpenMMNarumi::NarumiNonbondedForce();
     configure(*force, ts, settings);
     force->setNonbondedMethod(settings.method);
     force->setElectrostaticsMethod(electrostatics);
@@ -329,6 +400,19 @@ inline ::testing::AssertionResult agree(const EnergyAndForces& actual, const Ene
     return ::testing::AssertionFailure() << report.str();
 }
 
+/** (min, max) particle pair -> (chargeProd, sigma, epsilon) of every exception of force. */
+template <class Force>
+std::map<std::pair<int, int>, std::array<double, 3> > exceptionsByPair(const Force& force) {
+    std::map<std::pair<int, int>, std::array<double, 3> > byPair;
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        byPair[{std::min(p1, p2), std::max(p1, p2)}] = {chargeProd, sigma, epsilon};
+    }
+    return byPair;
+}
+
 /** EXPECT that statement throws an OpenMMException whose message contains fragment. */
 #define EXPECT_OPENMM_EXCEPTION_CONTAINING(statement, fragment)                                                                   \
     try {                                                                                                                        \
@@ -339,6 +423,6 @@ inline ::testing::AssertionResult agree(const EnergyAndForces& actual, const Ene
             << "message \"" << error.what() << "\" lacks \"" << fragment << "\"";                                                \
     }
 
-} // namespace NarumiTest
+} // namespace OpenMMNarumi::Test
 
 #endif // NARUMI_TEST_SYSTEMS_H_

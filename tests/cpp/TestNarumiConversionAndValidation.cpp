@@ -1,13 +1,15 @@
-// The NonbondedForce converter (createNarumiNonbondedForce, replaceNonbondedForces) and bad input: every error is an
-// OpenMMException, with the offending value in its message where there is one.
+// The platform-independent API of NarumiNonbondedForce: the NonbondedForce converter (createNarumiNonbondedForce,
+// replaceNonbondedForces), createExceptionsFromBonds, usesPeriodicBoundaryConditions, and bad input: every error is an
+// OpenMMException, with the offending value in its message where there is one.  (What each platform's kernel computes
+// is tested by NarumiNonbondedForceTests.h through the platforms' drivers.)
 
 #include "NarumiTestSystems.h"
 #include "NonbondedForceConversion.h"
 #include "openmm/HarmonicBondForce.h"
 #include <limits>
 
-using namespace NarumiPlugin;
-using namespace NarumiTest;
+using namespace OpenMMNarumi;
+using namespace OpenMMNarumi::Test;
 using namespace OpenMM;
 using namespace std;
 
@@ -331,6 +333,48 @@ TEST(Validation, NonFinitePositionsThrowNamingTheParticle) {
     auto system = makeSystem(water, {makeNarumiForce(water, settings)});
     water.positions[4][1] = NaN;
     EXPECT_OPENMM_EXCEPTION_CONTAINING(evaluate(*system, water.positions, "Reference"), "particle 4");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// createExceptionsFromBonds and periodicity
+
+/** ringWithChain() inside a 2.6 nm cube of water (about 1700 atoms). */
+TestSystem solvatedMoleculeInCube() {
+    return solvatedMolecule(cubicBox(2.6), Vec3(0.7, 1.3, 1.3), 3);
+}
+
+TEST(CreateExceptionsFromBonds, GivesNonbondedForceExceptions) {
+    TestSystem solvated = solvatedMoleculeInCube();
+    unique_ptr<NonbondedForce> expected(makeNonbondedForce(solvated, NonbondedSettings()));
+    unique_ptr<Narumi> actual(makeNarumiForce(solvated, NonbondedSettings()));
+    auto expectedExceptions = exceptionsByPair(*expected), actualExceptions = exceptionsByPair(*actual);
+    ASSERT_EQ(actual->getNumExceptions(), expected->getNumExceptions());
+    ASSERT_EQ(actualExceptions.size(), expectedExceptions.size());
+    int oneFourPairs = 0;
+    for (const auto& pairAndParameters : expectedExceptions) {
+        const auto& pair = pairAndParameters.first;
+        SCOPED_TRACE("pair " + to_string(pair.first) + "-" + to_string(pair.second));
+        ASSERT_EQ(actualExceptions.count(pair), 1u);
+        for (int k = 0; k < 3; k++)
+            EXPECT_DOUBLE_EQ(actualExceptions[pair][k], pairAndParameters.second[k]);
+        oneFourPairs += (pairAndParameters.second[2] != 0);
+    }
+    // The molecule gives 1-4 pairs; pairs 0-2 and 0-3 of the five-membered ring are 1-3 one way round and 1-4 the
+    // other, and must be excluded.
+    EXPECT_GT(oneFourPairs, 10);
+    for (auto ringPair : {make_pair(0, 2), make_pair(0, 3)})
+        EXPECT_EQ(actualExceptions[ringPair], (array<double, 3>{0.0, 1.0, 0.0}));
+}
+
+TEST(UsesPeriodicBoundaryConditions, OnlyForCutoffPeriodic) {
+    Narumi force;
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::CutoffNonPeriodic);
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::CutoffPeriodic);
+    EXPECT_TRUE(force.usesPeriodicBoundaryConditions());
+    force.setNonbondedMethod(Narumi::NoCutoff);
+    EXPECT_FALSE(force.usesPeriodicBoundaryConditions());
 }
 
 } // namespace

@@ -5,8 +5,8 @@
 #include "openmm/serialization/XmlSerializer.h"
 #include <regex>
 
-using namespace NarumiPlugin;
-using namespace NarumiTest;
+using namespace OpenMMNarumi;
+using namespace OpenMMNarumi::Test;
 using namespace OpenMM;
 using namespace std;
 

@@ -52,7 +52,7 @@ def dhfr(data_dir):
     path = os.path.join(data_dir, "5dfr_minimized.pdb")
     if not os.path.exists(path):
         pytest.skip(f"{path} not found (--data-dir)")
-    return hcp.prepare_molecule(path)
+    return hcp.prepareMolecule(path)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def dhfr_assembly(dhfr):
     angles = 2 * np.pi * np.arange(8) / 8
     radius = 4.6 / (2 * np.sin(np.pi / 8))
     transforms = [(random_rotation(rng), radius * np.array([np.cos(a), np.sin(a), 0.0])) for a in angles]
-    assembly, assembly_positions = hcp.assemble_copies(topology, centered, transforms)
+    assembly, assembly_positions = hcp.assembleCopies(topology, centered, transforms)
     return assembly, assembly_positions, np.tile(charges, 8)
 
 
@@ -72,8 +72,8 @@ def test_exact_mode_matches_numpy_double_sum():
     positions, charges, hierarchy = random_molecule()
     points = sphere_points(500, np.zeros(3), 2.8)
     offsets = np.random.default_rng(3).uniform(0, 0.3, size=len(points))
-    engine = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostatic_size=1.7, eps_in=4.0,
-                                  eps_out=78.5, backend="cpu")
+    engine = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=1.7, soluteDielectric=4.0,
+                                  solventDielectric=78.5, backend="cpu")
     result = engine.compute(points, offsets, mode="exact")
     expected = alpb_numpy(positions, charges, points, 4.0, 78.5, 1.7 + offsets)
     assert relative_rms(result.potentials, expected) < 1e-12
@@ -84,9 +84,9 @@ def test_exact_mode_matches_numpy_double_sum():
 def test_born_ion_is_exact_outside():
     # A charge at the centre of a sphere: the ALPB potential outside is the exact Born result k q / (eps_out r).
     engine = hcp.SurfacePotential(np.array([[0.5, 0.5, 0.5]]), [1.0], hierarchy=([0], [0], [0]), radii=[0.2],
-                                  eps_in=2.0, eps_out=80.0, backend="cpu")
-    assert engine.electrostatic_size == pytest.approx(0.2)
-    surface = hcp.surface_points([[0.5, 0.5, 0.5]], [0.2], probe_radius=0.14, density=200.0)
+                                  soluteDielectric=2.0, solventDielectric=80.0, backend="cpu")
+    assert engine.electrostaticSize == pytest.approx(0.2)
+    surface = hcp.surfacePoints([[0.5, 0.5, 0.5]], [0.2], probeRadius=0.14, density=200.0)
     result = engine.compute(surface, mode="hcp")
     assert np.allclose(result.potentials, K_E / (80.0 * 0.34), rtol=1e-12)
 
@@ -114,8 +114,8 @@ def test_off_centre_charge_in_sphere_close_to_kirkwood():
     points = sphere_points(400, np.zeros(3), radius, seed=5)
     for s in (0.5, 1.0, 1.4):
         offset = np.array([s, 0.0, 0.0])
-        engine = hcp.SurfacePotential(offset[None, :], [1.0], hierarchy=([0], [0], [0]), electrostatic_size=radius,
-                                      eps_in=eps_in, eps_out=eps_out, backend="cpu")
+        engine = hcp.SurfacePotential(offset[None, :], [1.0], hierarchy=([0], [0], [0]), electrostaticSize=radius,
+                                      soluteDielectric=eps_in, solventDielectric=eps_out, backend="cpu")
         alpb = engine.compute(points, 0.0, mode="exact").potentials
         exact = kirkwood_potential(offset, points, radius, eps_in, eps_out)
         assert relative_rms(alpb, exact) < 0.05, s
@@ -124,9 +124,9 @@ def test_off_centre_charge_in_sphere_close_to_kirkwood():
 def test_approximate_charges_keep_monopole_and_dipole(dhfr_assembly):
     topology, positions, charges = dhfr_assembly
     engine = hcp.SurfacePotential(positions, charges, topology, complexes=[0, 0, 0, 0, 1, 1, 1, 1], backend="cpu")
-    assert engine.component_counts() == (8 * 2489, 8 * 159, 8, 2)
+    assert engine.componentCounts() == (8 * 2489, 8 * 159, 8, 2)
     for level, count in (("residue", 8 * 159), ("chain", 8), ("complex", 2)):
-        centers, negative, positive, members = engine.approximate_charges(level)
+        centers, negative, positive, members = engine.approximateCharges(level)
         assert len(members) == count
         for k, atoms in enumerate(members):
             atoms = np.asarray(atoms)
@@ -137,7 +137,7 @@ def test_approximate_charges_keep_monopole_and_dipole(dhfr_assembly):
             assert np.allclose(dipole, (q[:, None] * x).sum(axis=0), atol=1e-9)
             assert np.allclose(centers[k], x.mean(axis=0), atol=1e-12)
     # The residues are the topology's: residue k of the hierarchy holds the atoms of topology residue k.
-    _, _, _, members = engine.approximate_charges("residue")
+    _, _, _, members = engine.approximateCharges("residue")
     residues = list(topology.residues())
     for k in (0, 500, 1271):
         assert sorted(members[k]) == [atom.index for atom in residues[k].atoms()]
@@ -145,10 +145,10 @@ def test_approximate_charges_keep_monopole_and_dipole(dhfr_assembly):
 
 def test_hcp_against_exact_on_dhfr(dhfr):
     topology, positions, charges = dhfr
-    radii = hcp.atomic_radii(topology)
+    radii = hcp.atomicRadii(topology)
     engine = hcp.SurfacePotential(positions, charges, topology, backend="cpu")
     for kind in ("sas", "contact"):
-        surface = hcp.surface_points(positions, radii, density=200.0, kind=kind)
+        surface = hcp.surfacePoints(positions, radii, density=200.0, kind=kind)
         exact = engine.compute(surface, mode="exact")
         approx = engine.compute(surface, mode="hcp")
         # The HCP paper's Table IV: 2.3 % for the nucleosome (25k atoms); DHFR has 2.5k.
@@ -156,14 +156,14 @@ def test_hcp_against_exact_on_dhfr(dhfr):
         assert 1e-4 < error < 0.023, (kind, error)
         # The exact CPU sum against NumPy on a sample of the points.
         sample = surface.points[::97]
-        expected = alpb_numpy(positions, charges, sample, 1.0, 80.0, engine.electrostatic_size + surface.offset)
+        expected = alpb_numpy(positions, charges, sample, 1.0, 80.0, engine.electrostaticSize + surface.offset)
         assert relative_rms(exact.potentials[::97], expected) < 1e-12
 
 
 def test_hcp_against_exact_on_assembly(dhfr_assembly):
     topology, positions, charges = dhfr_assembly
-    radii = hcp.atomic_radii(topology)
-    surface = hcp.surface_points(positions, radii, density=60.0)
+    radii = hcp.atomicRadii(topology)
+    surface = hcp.surfacePoints(positions, radii, density=60.0)
     engine = hcp.SurfacePotential(positions, charges, topology, complexes="chains", backend="cpu")
     exact = engine.compute(surface, mode="exact")
     approx = engine.compute(surface, mode="hcp")
@@ -179,8 +179,8 @@ def test_single_atom_molecule():
     topology.addAtom("NA", app.element.sodium, residue)
     engine = hcp.SurfacePotential([[1.0, 2.0, 3.0]], [1.0], topology, backend="cpu")
     radius = hcp.BONDI_RADII["Na"]
-    assert engine.electrostatic_size == pytest.approx(radius)
-    surface = hcp.surface_points([[1.0, 2.0, 3.0]], hcp.atomic_radii(topology), density=100.0)
+    assert engine.electrostaticSize == pytest.approx(radius)
+    surface = hcp.surfacePoints([[1.0, 2.0, 3.0]], hcp.atomicRadii(topology), density=100.0)
     for mode in ("exact", "hcp"):
         result = engine.compute(surface, mode=mode)
         assert np.allclose(result.potentials, K_E / (80.0 * (radius + 0.14)), rtol=1e-12)
@@ -197,7 +197,7 @@ def test_single_residue_molecule(dhfr):
         single.addAtom(atom.name, atom.element, residue)
     x, q = positions[atoms], charges[atoms]
     engine = hcp.SurfacePotential(x, q, single, backend="cpu")
-    surface = hcp.surface_points(x, hcp.atomic_radii(single), density=300.0)
+    surface = hcp.surfacePoints(x, hcp.atomicRadii(single), density=300.0)
     # Near points: every atom lies within 1 nm, so HCP is the exact sum.
     near = engine.compute(surface, mode="hcp").potentials
     assert relative_rms(near, engine.compute(surface, mode="exact").potentials) < 1e-14
@@ -206,7 +206,7 @@ def test_single_residue_molecule(dhfr):
     for distance in (1.5, 3.0, 6.0):
         points = sphere_points(300, x.mean(axis=0), distance, seed=2)
         approx = engine.compute(points, 1.0, mode="hcp").potentials
-        expected = alpb_numpy(x, q, points, 1.0, 80.0, engine.electrostatic_size + 1.0)
+        expected = alpb_numpy(x, q, points, 1.0, 80.0, engine.electrostaticSize + 1.0)
         errors.append(relative_rms(approx, expected))
     assert errors[0] > errors[1] > errors[2] and errors[2] < 2e-3, errors  # quadrupole error ~ (size / distance)^2
 
@@ -214,8 +214,8 @@ def test_single_residue_molecule(dhfr):
 def test_threshold_infinity_turns_hcp_off():
     positions, charges, hierarchy = random_molecule(seed=4)
     points = sphere_points(300, np.zeros(3), 3.0)
-    exact = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostatic_size=1.7, backend="cpu")
-    off = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostatic_size=1.7, backend="cpu",
+    exact = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=1.7, backend="cpu")
+    off = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=1.7, backend="cpu",
                                thresholds=(float("inf"),) * 3)
     assert relative_rms(off.compute(points).potentials, exact.compute(points, mode="exact").potentials) < 1e-13
 
@@ -236,19 +236,19 @@ def test_electrostatic_size_against_numpy():
     integrand = 2 * u / (1 - u) ** 3 / np.sqrt(np.prod(axes2[:, None] + t[None, :], axis=0))
     integrand = np.append(integrand, 2.0)  # its limit at u = 1
     size_ell = 2 / np.trapezoid(integrand, np.append(u, 1.0))
-    assert hcp.electrostatic_size(positions, radii, "determinant") == pytest.approx(size_det, rel=1e-10)
-    assert hcp.electrostatic_size(positions, radii, "ellipsoid") == pytest.approx(size_ell, rel=1e-6)
+    assert hcp.electrostaticSize(positions, radii, "determinant") == pytest.approx(size_det, rel=1e-10)
+    assert hcp.electrostaticSize(positions, radii, "ellipsoid") == pytest.approx(size_ell, rel=1e-6)
 
 
 def test_surface_points_match_mdtraj_sasa(dhfr):
     md = pytest.importorskip("mdtraj")
     topology, positions, charges = dhfr
-    radii = hcp.atomic_radii(topology)
+    radii = hcp.atomicRadii(topology)
     density = 400.0
-    surface = hcp.surface_points(positions, radii, probe_radius=0.14, density=density)
+    surface = hcp.surfacePoints(positions, radii, probeRadius=0.14, density=density)
     expanded = radii + 0.14
     per_atom = np.round(4 * np.pi * expanded ** 2 * density)
-    kept = np.bincount(surface.atom_index, minlength=len(radii))
+    kept = np.bincount(surface.atomIndex, minlength=len(radii))
     area = np.sum(kept / per_atom * 4 * np.pi * expanded ** 2)
     trajectory = md.Trajectory(positions[None], md.Topology.from_openmm(topology))
     reference = md.shrake_rupley(trajectory, probe_radius=0.14, n_sphere_points=2000,
@@ -258,15 +258,15 @@ def test_surface_points_match_mdtraj_sasa(dhfr):
 
 def test_units_conversion():
     values = np.array([4.184, -8.368])
-    assert np.allclose(hcp.convert_potential(values, "kcal/mol/e"), [1.0, -2.0])
-    assert np.allclose(hcp.convert_potential(values, "kT/e", 300.0), values / (8.314462618e-3 * 300.0))
+    assert np.allclose(hcp.convertPotential(values, "kcal/mol/e"), [1.0, -2.0])
+    assert np.allclose(hcp.convertPotential(values, "kT/e", 300.0), values / (8.314462618e-3 * 300.0))
     with pytest.raises(ValueError, match="unit"):
-        hcp.convert_potential(values, "V")
+        hcp.convertPotential(values, "V")
 
 
 def test_bad_input_gives_clear_errors():
     positions, charges, hierarchy = random_molecule(num_residues=3)
-    engine = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostatic_size=1.0, backend="cpu")
+    engine = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=1.0, backend="cpu")
     with pytest.raises(ValueError, match="empty point set"):
         engine.compute(np.zeros((0, 3)))
     with pytest.raises(ValueError, match="point 1 is not finite"):
@@ -276,34 +276,34 @@ def test_bad_input_gives_clear_errors():
     bad = positions.copy()
     bad[5, 1] = np.nan
     with pytest.raises(ValueError, match="position of atom 5 is not finite"):
-        hcp.SurfacePotential(bad, charges, hierarchy=hierarchy, electrostatic_size=1.0, backend="cpu")
+        hcp.SurfacePotential(bad, charges, hierarchy=hierarchy, electrostaticSize=1.0, backend="cpu")
     with pytest.raises(ValueError, match="no charges"):
-        hcp.SurfacePotential(positions, np.zeros_like(charges), hierarchy=hierarchy, electrostatic_size=1.0)
+        hcp.SurfacePotential(positions, np.zeros_like(charges), hierarchy=hierarchy, electrostaticSize=1.0)
     with pytest.raises(ValueError, match="no charges"):
-        hcp.SurfacePotential(np.zeros((0, 3)), [], hierarchy=([], [0], [0]), electrostatic_size=1.0)
+        hcp.SurfacePotential(np.zeros((0, 3)), [], hierarchy=([], [0], [0]), electrostaticSize=1.0)
     with pytest.raises(ValueError, match="backend"):
-        hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostatic_size=1.0, backend="opencl")
+        hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=1.0, backend="opencl")
     with pytest.raises(ValueError, match="mode"):
         engine.compute(np.array([[3.0, 0, 0]]), mode="fast")
     with pytest.raises(ValueError, match="offset of point 0"):
         engine.compute(np.array([[3.0, 0, 0]]), -0.2)
     with pytest.raises(ValueError, match="no charges: the System has no NonbondedForce"):
         import openmm
-        hcp.charges_from_system(openmm.System())
+        hcp.chargesFromSystem(openmm.System())
 
 
 def test_cuda_backend_matches_cpu(dhfr_assembly):
-    if not hcp.cuda_available():
+    if not hcp.cudaAvailable():
         pytest.skip("no CUDA device")
     topology, positions, charges = dhfr_assembly
-    surface = hcp.surface_points(positions, hcp.atomic_radii(topology), density=100.0)
+    surface = hcp.surfacePoints(positions, hcp.atomicRadii(topology), density=100.0)
     cpu = hcp.SurfacePotential(positions, charges, topology, complexes="chains", backend="cpu")
     gpu = hcp.SurfacePotential(positions, charges, topology, complexes="chains")
     assert gpu.backend == "cuda"
     for mode in ("exact", "hcp"):
         expected, actual = cpu.compute(surface, mode=mode), gpu.compute(surface, mode=mode)
         assert relative_rms(actual.potentials, expected.potentials) < 1e-5, mode
-        assert actual.device_milliseconds > 0
+        assert actual.deviceMilliseconds > 0
 
 
 def test_command_line_on_dhfr(data_dir, tmp_path, capsys):
@@ -321,9 +321,9 @@ def test_command_line_on_dhfr(data_dir, tmp_path, capsys):
     count = int([line for line in header if line.startswith("element vertex")][0].split()[2])
     assert count == len(rows) > 1000
     # The CSV's potentials are the API's, converted to kcal/mol/e.
-    topology, positions, charges = hcp.prepare_molecule(path)
+    topology, positions, charges = hcp.prepareMolecule(path)
     engine = hcp.SurfacePotential(positions, charges, topology, backend="cpu")
-    surface = hcp.surface_points(positions, hcp.atomic_radii(topology), density=100.0)
+    surface = hcp.surfacePoints(positions, hcp.atomicRadii(topology), density=100.0)
     assert np.allclose(rows[:, 7], engine.compute(surface).potentials / 4.184, rtol=1e-5)
     assert np.allclose(rows[:, :3], surface.points * 10, atol=1e-3)
     assert os.path.getsize(prefix + ".png") > 10000

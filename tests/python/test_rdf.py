@@ -14,7 +14,7 @@ import pytest
 from conftest import water_box
 from rdf_brute_force import assert_in_band, count_band
 from openmmnarumi import RDFEngine, RDFReporter
-from openmmnarumi.rdf import cudaAvailable, select_atoms
+from openmmnarumi.rdf import cudaAvailable, selectAtoms
 
 TRICLINIC = np.array([[3.4, 0, 0], [0.31 * 3.4, 0.93 * 3.4, 0], [-0.42 * 3.4, 0.27 * 3.4, 0.81 * 3.4]])
 BOXES = {"none": (None, 1.6), "rectangular": (np.diag([3.1, 2.9, 3.3]), 1.4), "triclinic": (TRICLINIC, 1.35)}
@@ -188,15 +188,15 @@ def test_exclusion_blocks_normalise_like_mdanalysis():
 
 def test_select_atoms_queries():
     topology, _, _ = water_box(1.6)
-    oxygens = select_atoms(topology, {"resname": "HOH", "name": "O"})
+    oxygens = selectAtoms(topology, {"resname": "HOH", "name": "O"})
     assert oxygens == [atom.index for atom in topology.atoms() if atom.name == "O"]
-    assert select_atoms(topology, {"element": ["H"]}) == [a.index for a in topology.atoms() if a.element.symbol == "H"]
-    assert select_atoms(topology, np.array([5, 2])) == [5, 2]
+    assert selectAtoms(topology, {"element": ["H"]}) == [a.index for a in topology.atoms() if a.element.symbol == "H"]
+    assert selectAtoms(topology, np.array([5, 2])) == [5, 2]
     with pytest.raises(ValueError, match="unknown selection keys"):
-        select_atoms(topology, {"atomname": "O"})
+        selectAtoms(topology, {"atomname": "O"})
     mdtraj = pytest.importorskip("mdtraj")
-    assert select_atoms(topology, "name O and resname HOH") == oxygens
-    assert select_atoms(mdtraj.Topology.from_openmm(topology), {"name": "O"}) == oxygens
+    assert selectAtoms(topology, "name O and resname HOH") == oxygens
+    assert selectAtoms(mdtraj.Topology.from_openmm(topology), {"name": "O"}) == oxygens
 
 
 class PositionRecorder:

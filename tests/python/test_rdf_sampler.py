@@ -9,7 +9,7 @@ import pytest
 import openmmnarumi
 from conftest import water_box
 from openmmnarumi import RDFEngine, RDFSampler
-from openmmnarumi.rdf import RDFResult, createSampler, cudaAvailable, exclusion_groups, samplerResult, select_atoms
+from openmmnarumi.rdf import RDFResult, createSampler, cudaAvailable, exclusionGroups, samplerResult, selectAtoms
 
 OXYGENS = {"resname": "HOH", "name": "O"}
 
@@ -67,14 +67,14 @@ def test_result_equals_rdfengine_on_the_same_frames(platform_name, precision, ex
     simulation.step(20)            # the sampler takes steps 0, 5, 10, 15 at the start of the next step ...
     sampler.sample(simulation.context)   # ... and step 20 now
     topology = simulation.topology
-    sel1 = select_atoms(topology, OXYGENS)
-    sel2 = None if exclusion is None else select_atoms(topology, {"resname": "HOH"})
+    sel1 = selectAtoms(topology, OXYGENS)
+    sel2 = None if exclusion is None else selectAtoms(topology, {"resname": "HOH"})
     engine = RDFEngine(topology.getNumAtoms(), sel1, sel2, rMax=0.9, bins=90, backend="cpu",
-                       exclusionGroups=exclusion_groups(topology, exclusion))
+                       exclusionGroups=exclusionGroups(topology, exclusion))
     for positions, box in recorder.frames:
         engine.addFrame(positions, box)
     result = samplerResult(sampler, simulation.context)
-    expected = RDFResult.from_engine(engine)
+    expected = RDFResult.fromEngine(engine)
     assert isinstance(result, RDFResult)
     assert result.frames == expected.frames == 5
     assert result.metadata["lastSampledStep"] == 20
@@ -103,7 +103,7 @@ def test_sampling_interval_and_files(tmp_path):
     assert (raw.numFrames, raw.lastSampledStep, raw.framesWithoutBox) == (3, 8, 0)
     assert len(raw.pairCounts) == 40
     result = samplerResult(sampler, simulation.context, run="test")
-    result.write_csv(tmp_path / "rdf.csv")
+    result.writeCSV(tmp_path / "rdf.csv")
     result.plot(tmp_path / "rdf.png")
     assert "# backend: in-context RDFSampler (CPU)" in (tmp_path / "rdf.csv").read_text()
     assert (tmp_path / "rdf.png").stat().st_size > 1000

@@ -10,6 +10,9 @@
 // tiles accumulate in double.
 
 #include "SurfacePotential.h"
+#include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/DeviceBuffer.h"
+#include "NarumiCommon/StageTimer.h"
 
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -18,44 +21,12 @@
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
+
+using Common::checkCuda;
+using Common::DeviceBuffer;
 
 namespace {
-
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess)
-        throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
-}
-
-template <typename T>
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { cudaFree(data_); }
-    void resize(size_t count) {
-        if (count <= capacity_) {
-            size_ = count;
-            return;
-        }
-        cudaFree(data_);
-        data_ = nullptr;
-        check(cudaMalloc(&data_, std::max<size_t>(1, count) * sizeof(T)), "cudaMalloc");
-        capacity_ = size_ = count;
-    }
-    void upload(const std::vector<T>& values, cudaStream_t stream) {
-        resize(values.size());
-        check(cudaMemcpyAsync(data_, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
-    }
-    T* data() const { return data_; }
-    size_t size() const { return size_; }
-
-private:
-    T* data_ = nullptr;
-    size_t size_ = 0, capacity_ = 0;
-};
 
 // One level of components on the device: geometric centres, the negative and positive approximate charges
 // (xyz, charge in w), and CSR offsets into the level below.
@@ -212,7 +183,7 @@ struct DeviceLevel {
         negative.upload(n, stream);
         positive.upload(p, stream);
         childStart.upload(level.childStart, stream);
-        check(cudaStreamSynchronize(stream), "upload of the hierarchy");  // the host vectors die here
+        checkCuda(cudaStreamSynchronize(stream), "upload of the hierarchy");  // the host vectors die here
     }
     LevelView view() const {
         return {centers.data(), negative.data(), positive.data(), childStart.data(), static_cast<int>(centers.size())};
@@ -225,24 +196,20 @@ public:
         if (device < 0 || device >= cudaDeviceCount())
             throw std::runtime_error("CUDA device " + std::to_string(device) + " is not available (" +
                                      std::to_string(cudaDeviceCount()) + " usable devices)");
-        check(cudaSetDevice(device_), "cudaSetDevice");
-        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-        check(cudaEventCreate(&start_), "cudaEventCreate");
-        check(cudaEventCreate(&stop_), "cudaEventCreate");
-        check(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");
-        check(cudaDeviceGetAttribute(&sharedPerBlock_, cudaDevAttrMaxSharedMemoryPerBlock, device_), "cudaDeviceGetAttribute");
+        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");
+        checkCuda(cudaDeviceGetAttribute(&sharedPerBlock_, cudaDevAttrMaxSharedMemoryPerBlock, device_), "cudaDeviceGetAttribute");
     }
     ~CudaBackend() override {
         cudaSetDevice(device_);
-        cudaEventDestroy(start_);
-        cudaEventDestroy(stop_);
         cudaStreamDestroy(stream_);
     }
 
     std::string name() const override { return "cuda"; }
 
     void setHierarchy(const ChargeHierarchy& hierarchy, const Vec3& origin) override {
-        check(cudaSetDevice(device_), "cudaSetDevice");
+        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         std::vector<float4> atoms(hierarchy.numAtoms());
         for (int a = 0; a < hierarchy.numAtoms(); ++a)
             atoms[a] = toFloat4(hierarchy.atomPositions[a], origin, hierarchy.atomCharges[a]);
@@ -254,7 +221,7 @@ public:
 
     PotentialResult compute(const EvaluationPoints& evaluation, SummationMode mode, const HcpThresholds& thresholds,
                             const AlpbCoefficients& coefficients, double totalCharge) override {
-        check(cudaSetDevice(device_), "cudaSetDevice");
+        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         const int numPoints = static_cast<int>(evaluation.size());
         std::vector<float4> hostPoints(numPoints);
         for (int p = 0; p < numPoints; ++p) {
@@ -264,7 +231,7 @@ public:
         points_.upload(hostPoints, stream_);
         coulomb_.resize(numPoints);
         potentials_.resize(numPoints);
-        check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+        timer_.start(stream_);
         if (mode == SummationMode::Exact)
             launchExact(numPoints);
         else
@@ -274,23 +241,20 @@ public:
                                                                  coefficients.chargeScale,
                                                                  coefficients.monopoleScale * totalCharge,
                                                                  potentials_.data());
-        check(cudaGetLastError(), "alpbPotentialKernel launch");
+        checkCuda(cudaGetLastError(), "alpbPotentialKernel launch");
         total_.resize(1);
         size_t tempBytes = 0;
-        check(cub::DeviceReduce::Sum(nullptr, tempBytes, potentials_.data(), total_.data(), numPoints, stream_), "cub::DeviceReduce::Sum");
+        checkCuda(cub::DeviceReduce::Sum(nullptr, tempBytes, potentials_.data(), total_.data(), numPoints, stream_), "cub::DeviceReduce::Sum");
         temp_.resize(tempBytes);
-        check(cub::DeviceReduce::Sum(temp_.data(), tempBytes, potentials_.data(), total_.data(), numPoints, stream_), "cub::DeviceReduce::Sum");
-        check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+        checkCuda(cub::DeviceReduce::Sum(temp_.data(), tempBytes, potentials_.data(), total_.data(), numPoints, stream_), "cub::DeviceReduce::Sum");
+        timer_.mark("kernels and reductions", stream_);
 
         PotentialResult result;
         result.potentials.resize(numPoints);
-        check(cudaMemcpyAsync(result.potentials.data(), potentials_.data(), numPoints * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream_), "download of the potentials");
-        check(cudaMemcpyAsync(&result.total, total_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_), "download of the total");
-        check(cudaStreamSynchronize(stream_), "surface potential kernels");
-        float milliseconds = 0;
-        check(cudaEventElapsedTime(&milliseconds, start_, stop_), "cudaEventElapsedTime");
-        result.deviceMilliseconds = milliseconds;
+        potentials_.download(result.potentials.data(), numPoints, stream_);
+        total_.download(&result.total, 1, stream_);
+        checkCuda(cudaStreamSynchronize(stream_), "surface potential kernels");
+        result.deviceMilliseconds = timer_.finish().front().milliseconds;
         return result;
     }
 
@@ -312,24 +276,24 @@ private:
         }
         exactCoulombKernel<<<dim3(pointBlocks, numChunks), kExactBlock, 0, stream_>>>(
             points_.data(), numPoints, atoms_.data(), numAtoms, atomsPerChunk, chunkSums);
-        check(cudaGetLastError(), "exactCoulombKernel launch");
+        checkCuda(cudaGetLastError(), "exactCoulombKernel launch");
         if (numChunks == 1) return;
         if (segmentPoints_ != numPoints || segmentChunks_ != numChunks) {
             std::vector<int> offsets(numPoints + 1);
             for (int p = 0; p <= numPoints; ++p) offsets[p] = p * numChunks;
             segmentOffsets_.upload(offsets, stream_);
-            check(cudaStreamSynchronize(stream_), "upload of the segment offsets");
+            checkCuda(cudaStreamSynchronize(stream_), "upload of the segment offsets");
             segmentPoints_ = numPoints;
             segmentChunks_ = numChunks;
         }
         size_t tempBytes = 0;
-        check(cub::DeviceSegmentedReduce::Sum(nullptr, tempBytes, chunkSums, coulomb_.data(), numPoints,
-                                              segmentOffsets_.data(), segmentOffsets_.data() + 1, stream_),
-              "cub::DeviceSegmentedReduce::Sum");
+        checkCuda(cub::DeviceSegmentedReduce::Sum(nullptr, tempBytes, chunkSums, coulomb_.data(), numPoints,
+                                                  segmentOffsets_.data(), segmentOffsets_.data() + 1, stream_),
+                  "cub::DeviceSegmentedReduce::Sum");
         temp_.resize(tempBytes);
-        check(cub::DeviceSegmentedReduce::Sum(temp_.data(), tempBytes, chunkSums, coulomb_.data(), numPoints,
-                                              segmentOffsets_.data(), segmentOffsets_.data() + 1, stream_),
-              "cub::DeviceSegmentedReduce::Sum");
+        checkCuda(cub::DeviceSegmentedReduce::Sum(temp_.data(), tempBytes, chunkSums, coulomb_.data(), numPoints,
+                                                  segmentOffsets_.data(), segmentOffsets_.data() + 1, stream_),
+                  "cub::DeviceSegmentedReduce::Sum");
     }
 
     void launchHcp(int numPoints, const HcpThresholds& thresholds) {
@@ -343,13 +307,13 @@ private:
         } else {
             hcpCoulombKernel<false><<<blocks, kHcpBlock, 0, stream_>>>(points_.data(), numPoints, view, thresholds2, coulomb_.data());
         }
-        check(cudaGetLastError(), "hcpCoulombKernel launch");
+        checkCuda(cudaGetLastError(), "hcpCoulombKernel launch");
     }
 
     int device_;
     int numSMs_ = 0, sharedPerBlock_ = 0;
     cudaStream_t stream_ = nullptr;
-    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    Common::StageTimer timer_;  // PotentialResult::deviceMilliseconds
     DeviceBuffer<float4> atoms_, points_;
     DeviceLevel residues_, chains_, complexes_;
     DeviceBuffer<double> coulomb_, chunkSums_, potentials_, total_;
@@ -364,14 +328,4 @@ std::unique_ptr<SurfacePotentialBackend> createCudaBackend(int device) {
     return std::make_unique<CudaBackend>(device);
 }
 
-int cudaDeviceCount() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();  // no driver or no device: clear the sticky-free error and report none
-        return 0;
-    }
-    return count;
-}
-
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -20,8 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 /// The ALPB constant alpha (Sigalov, Fenley & Onufriev 2006).
 constexpr double kAlpbAlpha = 0.580127;
@@ -44,5 +43,4 @@ inline AlpbCoefficients alpbCoefficients(double epsIn, double epsOut) {
     return {prefactor * (1.0 + kAlpbAlpha), prefactor * kAlpbAlpha * (1.0 - beta)};
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

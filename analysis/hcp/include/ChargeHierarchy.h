@@ -11,8 +11,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 using Vec3 = std::array<double, 3>;
 
@@ -69,5 +68,4 @@ private:
 /// Checks that every value is finite; throws std::invalid_argument naming the first bad one.
 void requireFinite(const std::vector<double>& values, const char* what, int componentsPerItem);
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -10,8 +10,7 @@
 #include <array>
 #include <vector>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 enum class ElectrostaticSizeMethod { Determinant, Ellipsoid };
 
@@ -30,5 +29,4 @@ double electrostaticSize(const std::vector<double>& positions, const std::vector
 /// Carlson's R_F(x, y, z) by the duplication theorem (Carlson, Numer. Algorithms 10, 13 (1995)).
 double carlsonRF(double x, double y, double z);
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -7,8 +7,7 @@
 
 #include <vector>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 enum class SurfaceKind { SolventAccessible, Contact };
 
@@ -26,5 +25,4 @@ struct SurfacePointSet {
 SurfacePointSet surfacePoints(const std::vector<double>& positions, const std::vector<double>& radii,
                               double probeRadius, double density, SurfaceKind kind, int numThreads = 0);
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -5,13 +5,13 @@
 
 #include "AlpbModel.h"
 #include "ChargeHierarchy.h"
+#include "NarumiCommon/CudaAvailability.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 enum class Backend { Auto, Cpu, Cuda };
 enum class SummationMode { Exact, Hcp };
@@ -50,10 +50,10 @@ public:
 };
 
 std::unique_ptr<SurfacePotentialBackend> createCpuBackend(int numThreads);
-/// Throws std::runtime_error when the library was built without CUDA or the device cannot be used.
+/// cuda/CudaSurfacePotential.cu, compiled only with CUDA; throws std::runtime_error when the device cannot be used.
 std::unique_ptr<SurfacePotentialBackend> createCudaBackend(int device);
-/// Number of usable CUDA devices (0 when built without CUDA or no driver/device is present).
-int cudaDeviceCount();
+/// Number of usable CUDA devices (0 when built without CUDA or no driver/device is present): common/'s.
+using Common::cudaDeviceCount;
 
 class SurfacePotential {
 public:
@@ -83,5 +83,4 @@ private:
     std::unique_ptr<SurfacePotentialBackend> backend_;
 };
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -13,7 +13,7 @@
 #include <string>
 
 namespace py = pybind11;
-using namespace narumi::hcp;
+using namespace OpenMMNarumi::Hcp;
 
 namespace {
 

@@ -6,8 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 void requireFinite(const std::vector<double>& values, const char* what, int componentsPerItem) {
     for (size_t k = 0; k < values.size(); ++k)
@@ -141,5 +140,4 @@ void ChargeHierarchy::computeComponents() {
     }
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -3,12 +3,11 @@
 // (complexes -> chains -> residues -> atoms, approximate charges at and beyond each level's threshold).
 
 #include "SurfacePotential.h"
-#include "ThreadPool.h"
+#include "NarumiCommon/ThreadPool.h"
 
 #include <cmath>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 namespace {
 
@@ -25,7 +24,7 @@ inline double distance2(double x, double y, double z, const double* c) {
 
 class CpuBackend : public SurfacePotentialBackend {
 public:
-    explicit CpuBackend(int numThreads) : numThreads_(resolveThreadCount(numThreads)) {}
+    explicit CpuBackend(int numThreads) : numThreads_(Common::threadCount(numThreads)) {}
 
     std::string name() const override { return "cpu"; }
 
@@ -48,7 +47,7 @@ public:
         PotentialResult result;
         result.potentials.resize(points.size());
         const double* xyzr = points.xyzr.data();
-        parallelChunks(points.size(), 64, numThreads_, [&](long first, long last) {
+        Common::parallelChunks(points.size(), 64, numThreads_, [&](long first, long last) {
             for (long p = first; p < last; ++p) {
                 const double* point = xyzr + 4 * p;
                 const double coulomb = mode == SummationMode::Exact ? exactSum(point) : hcpSum(point, thresholds);
@@ -137,5 +136,4 @@ std::unique_ptr<SurfacePotentialBackend> createCpuBackend(int numThreads) {
     return std::make_unique<CpuBackend>(numThreads);
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -10,8 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 double carlsonRF(double x, double y, double z) {
     if (!(x >= 0 && y >= 0 && z >= 0) || (x + y == 0) || (x + z == 0) || (y + z == 0))
@@ -84,5 +83,4 @@ double electrostaticSize(const std::vector<double>& positions, const std::vector
     return method == ElectrostaticSizeMethod::Determinant ? ellipsoid.sizeDeterminant : ellipsoid.sizeEllipsoid;
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -1,7 +1,7 @@
 #include "SurfacePoints.h"
 
 #include "ChargeHierarchy.h"
-#include "ThreadPool.h"
+#include "NarumiCommon/ThreadPool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 namespace {
 
@@ -113,7 +112,7 @@ SurfacePointSet surfacePoints(const std::vector<double>& positions, const std::v
     const long chunk = 256;
     const long numChunks = (numAtoms + chunk - 1) / chunk;
     std::vector<SurfacePointSet> pieces(numChunks);
-    parallelChunks(numAtoms, chunk, numThreads, [&](long first, long last) {
+    Common::parallelChunks(numAtoms, chunk, numThreads, [&](long first, long last) {
         SurfacePointSet& piece = pieces[first / chunk];
         std::vector<int> neighbours;
         for (long i = first; i < last; ++i) {
@@ -169,5 +168,4 @@ SurfacePointSet surfacePoints(const std::vector<double>& positions, const std::v
     return result;
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

@@ -1,11 +1,11 @@
 #include "SurfacePotential.h"
+#include "NarumiCommon/CudaAvailability.h"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace narumi {
-namespace hcp {
+namespace OpenMMNarumi::Hcp {
 
 namespace {
 
@@ -14,14 +14,13 @@ void requirePositiveThreshold(double value, const char* name) {
         throw std::invalid_argument(std::string("HCP ") + name + " threshold must be > 0 nm, got " + std::to_string(value));
 }
 
+// CPU when asked for (or Auto without the CUDA device), otherwise CUDA, or common/'s "no CUDA" error.
 std::unique_ptr<SurfacePotentialBackend> chooseBackend(const SurfacePotentialOptions& options) {
-    switch (options.backend) {
-        case Backend::Cpu: return createCpuBackend(options.numThreads);
-        case Backend::Cuda: return createCudaBackend(options.cudaDevice);
-        case Backend::Auto: break;
-    }
-    if (cudaDeviceCount() > options.cudaDevice) return createCudaBackend(options.cudaDevice);
-    return createCpuBackend(options.numThreads);
+    const bool cuda = options.backend == Backend::Cuda ||
+                      (options.backend == Backend::Auto && cudaDeviceCount() > options.cudaDevice);
+    if (!cuda) return createCpuBackend(options.numThreads);
+    if constexpr (Common::builtWithCuda) return createCudaBackend(options.cudaDevice);
+    Common::throwCudaUnavailable("the HCP surface potential");
 }
 
 }  // namespace
@@ -86,5 +85,4 @@ PotentialResult SurfacePotential::compute(const std::vector<double>& points, con
     return result;
 }
 
-}  // namespace hcp
-}  // namespace narumi
+}  // namespace OpenMMNarumi::Hcp

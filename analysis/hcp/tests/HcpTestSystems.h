@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-namespace hcptest {
+namespace OpenMMNarumi::Hcp::Test {
 
 struct TestMolecule {
     std::vector<double> positions, charges;  // nm, e
@@ -61,7 +61,7 @@ inline std::vector<double> shellPoints(int count, const double center[3], double
 // The ALPB potential by a plain double loop: the oracle for the exact mode.
 inline std::vector<double> directAlpb(const TestMolecule& m, const std::vector<double>& points, double epsIn,
                                       double epsOut, double r) {
-    const double beta = epsIn / epsOut, alpha = narumi::hcp::kAlpbAlpha, k = narumi::hcp::kCoulombConstant;
+    const double beta = epsIn / epsOut, alpha = OpenMMNarumi::Hcp::kAlpbAlpha, k = OpenMMNarumi::Hcp::kCoulombConstant;
     std::vector<double> phi(points.size() / 3, 0.0);
     for (size_t p = 0; p < phi.size(); ++p) {
         double sum = 0;
@@ -85,4 +85,4 @@ inline double relativeRms(const std::vector<double>& actual, const std::vector<d
     return std::sqrt(num / den);
 }
 
-}  // namespace hcptest
+}  // namespace OpenMMNarumi::Hcp::Test

@@ -14,8 +14,8 @@
 #include <numeric>
 #include <stdexcept>
 
-using namespace narumi::hcp;
-using namespace hcptest;
+using namespace OpenMMNarumi::Hcp;
+using namespace OpenMMNarumi::Hcp::Test;
 
 namespace {
 

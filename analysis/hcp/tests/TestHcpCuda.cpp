@@ -11,8 +11,8 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace narumi::hcp;
-using namespace hcptest;
+using namespace OpenMMNarumi::Hcp;
+using namespace OpenMMNarumi::Hcp::Test;
 
 namespace {
 

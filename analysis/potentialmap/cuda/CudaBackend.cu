@@ -1,10 +1,14 @@
 /**
- * The CUDA backend's host side: owns device memory, picks kernels and launch geometry, times each stage with events.
+ * The CUDA backend's host side: owns device memory, picks kernels and launch geometry, times each stage with events
+ * (common/'s DeviceBuffer and StageTimer).
  */
 
 #include "CudaBackend.h"
 #include "CutoffKernels.cuh"
 #include "DirectKernel.cuh"
+#include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/DeviceBuffer.h"
+#include "NarumiCommon/StageTimer.h"
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -16,67 +20,12 @@
 #include <stdexcept>
 #include <string>
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
+
+using Common::checkCuda;
+using Common::DeviceBuffer;
 
 namespace {
-
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess)
-        throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
-}
-#define CHECK_CUDA(call) check((call), #call)
-
-/** A device array that only grows. */
-template <class T>
-class DeviceArray {
-public:
-    DeviceArray() = default;
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    ~DeviceArray() {
-        cudaFree(data);
-    }
-    void reserve(size_t count) {
-        if (count <= capacity)
-            return;
-        cudaFree(data);
-        data = nullptr;
-        capacity = 0;
-        CHECK_CUDA(cudaMalloc(&data, std::max<size_t>(count, 1) * sizeof(T)));
-        capacity = count;
-    }
-    T* get() const {
-        return data;
-    }
-
-private:
-    T* data = nullptr;
-    size_t capacity = 0;
-};
-
-/** Elapsed milliseconds between recorded events, one per stage boundary. */
-class StageTimer {
-public:
-    explicit StageTimer(int stages) : events(stages + 1) {
-        for (auto& event : events)
-            CHECK_CUDA(cudaEventCreate(&event));
-    }
-    ~StageTimer() {
-        for (auto& event : events)
-            cudaEventDestroy(event);
-    }
-    void mark(int boundary) {
-        CHECK_CUDA(cudaEventRecord(events[boundary]));
-    }
-    double seconds(int from, int to) const {
-        float milliseconds = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&milliseconds, events[from], events[to]));
-        return 1e-3 * milliseconds;
-    }
-
-private:
-    std::vector<cudaEvent_t> events;
-};
 
 int bitsFor(unsigned value) {
     int bits = 1;
@@ -113,37 +62,36 @@ void launchDirect(int softwareRsqrt, dim3 grid, dim3 block, const double4* atoms
 class CudaBackend : public MapBackend {
 public:
     CudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
-        : lattice(lattice), charges(charges), options(options), timer(4) {
+        : lattice(lattice), charges(charges), options(options) {
         softwareRsqrt = options.directSoftwareRsqrt >= 0 ? options.directSoftwareRsqrt : defaultSoftwareRsqrt(options.accumulation);
         const size_t numAtoms = charges.size();
-        deviceCharges.reserve(numAtoms);
-        devicePositions.reserve(3 * numAtoms);
-        CHECK_CUDA(cudaMemcpy(deviceCharges.get(), charges.data(), numAtoms * sizeof(double), cudaMemcpyHostToDevice));
-        deviceMap.reserve(lattice.numPoints());
-        deviceFlag.reserve(1);
+        deviceCharges.upload(charges);
+        devicePositions.resize(3 * numAtoms);
+        deviceMap.resize(lattice.numPoints());
+        deviceFlag.resize(1);
         if (options.method == Method::Cutoff)
             setUpCells();
     }
 
     void compute(const double* positions, const PeriodicBox* box, float* map) override {
         run(positions, box);
-        timer.mark(3);
-        CHECK_CUDA(cudaMemcpy(map, deviceMap.get(), lattice.numPoints() * sizeof(float), cudaMemcpyDeviceToHost));
-        timer.mark(4);
-        finishTimings(true);
+        timer.mark("map");
+        deviceMap.download(map, lattice.numPoints());
+        timer.mark("download");
+        finishTimings();
     }
 
     void accumulate(const double* positions, const PeriodicBox* box) override {
         run(positions, box);
         if (!haveSum) {
-            deviceSum.reserve(lattice.numPoints());
-            CHECK_CUDA(cudaMemset(deviceSum.get(), 0, lattice.numPoints() * sizeof(double)));
+            deviceSum.resize(lattice.numPoints());
+            deviceSum.zero();
             haveSum = true;
         }
-        addMapKernel<<<1024, 256>>>(deviceMap.get(), deviceSum.get(), lattice.numPoints());
-        CHECK_CUDA(cudaGetLastError());
-        timer.mark(3);
-        finishTimings(false);
+        addMapKernel<<<1024, 256>>>(deviceMap.data(), deviceSum.data(), lattice.numPoints());
+        checkCuda(cudaGetLastError(), "addMapKernel");
+        timer.mark("map");
+        finishTimings();
     }
 
     void getSum(double* sum) override {
@@ -151,12 +99,12 @@ public:
             std::fill(sum, sum + lattice.numPoints(), 0.0);
             return;
         }
-        CHECK_CUDA(cudaMemcpy(sum, deviceSum.get(), lattice.numPoints() * sizeof(double), cudaMemcpyDeviceToHost));
+        deviceSum.download(sum, lattice.numPoints());
     }
 
     void resetSum() override {
         if (haveSum)
-            CHECK_CUDA(cudaMemset(deviceSum.get(), 0, lattice.numPoints() * sizeof(double)));
+            deviceSum.zero();
     }
 
     Timings lastTimings() const override {
@@ -168,17 +116,18 @@ public:
     }
 
 private:
-    /** Uploads the frame and runs the map kernel into deviceMap; leaves events 0..2 recorded. */
+    /** Uploads the frame and runs the map kernel into deviceMap; leaves the stages "upload" and "prepare" or
+     *  "binning" marked, the "map" stage open. */
     void run(const double* positions, const PeriodicBox* box) {
         const size_t numAtoms = charges.size();
-        CHECK_CUDA(cudaMemset(deviceFlag.get(), 0, sizeof(int)));
-        timer.mark(0);
+        deviceFlag.zero();
+        timer.start();
         if (options.method == Method::Direct)
             runDirect(positions);
         else
             runCutoff(positions, box, numAtoms);
         int flag = 0;
-        CHECK_CUDA(cudaMemcpy(&flag, deviceFlag.get(), sizeof(int), cudaMemcpyDeviceToHost));
+        deviceFlag.download(&flag, 1);
         if (flag)
             throw std::runtime_error("Narumi accumulation left its range (a lattice point's sum or a 32-atom partial sum reached "
                                      "2^20 kJ/mol/e); use accumulation 'compensated'");
@@ -204,28 +153,27 @@ private:
         }
         const int numRegular = (int) hostAtoms.size(), numCoincident = (int) coincident.size();
         hostAtoms.insert(hostAtoms.end(), coincident.begin(), coincident.end());
-        deviceAtoms.reserve(hostAtoms.size());
-        CHECK_CUDA(cudaMemcpy(deviceAtoms.get(), hostAtoms.data(), hostAtoms.size() * sizeof(double4), cudaMemcpyHostToDevice));
-        timer.mark(1);
+        deviceAtoms.upload(hostAtoms);
+        timer.mark("upload");
         const LatticeShape shape{lattice.dims[0], lattice.dims[1], lattice.dims[2], lattice.spacing[0], lattice.spacing[1], lattice.spacing[2]};
         dim3 block(DIRECT_THREADS_X, DIRECT_THREADS_Y);
         dim3 grid((lattice.dims[0] + DIRECT_TILE_X - 1) / DIRECT_TILE_X, (lattice.dims[1] + DIRECT_TILE_Y - 1) / DIRECT_TILE_Y,
                   (lattice.dims[2] + DIRECT_TILE_Z - 1) / DIRECT_TILE_Z);
         if (grid.y > 65535 || grid.z > 65535)
             throw std::invalid_argument("the lattice is too large for one launch along y or z");
-        timer.mark(2);  // nothing to prepare on the device: the direct kernel is the whole "map" stage
+        timer.mark("prepare");  // nothing to prepare on the device: the direct kernel is the whole "map" stage
         switch (options.accumulation) {
         case Accumulation::Compensated:
-            launchDirect<CompensatedAccumulator>(softwareRsqrt, grid, block, deviceAtoms.get(), numRegular, numCoincident, shape, deviceMap.get(), deviceFlag.get());
+            launchDirect<CompensatedAccumulator>(softwareRsqrt, grid, block, deviceAtoms.data(), numRegular, numCoincident, shape, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Narumi:
-            launchDirect<NarumiMapAccumulator>(softwareRsqrt, grid, block, deviceAtoms.get(), numRegular, numCoincident, shape, deviceMap.get(), deviceFlag.get());
+            launchDirect<NarumiMapAccumulator>(softwareRsqrt, grid, block, deviceAtoms.data(), numRegular, numCoincident, shape, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Float:
-            launchDirect<FloatAccumulator>(softwareRsqrt, grid, block, deviceAtoms.get(), numRegular, numCoincident, shape, deviceMap.get(), deviceFlag.get());
+            launchDirect<FloatAccumulator>(softwareRsqrt, grid, block, deviceAtoms.data(), numRegular, numCoincident, shape, deviceMap.data(), deviceFlag.data());
             break;
         }
-        CHECK_CUDA(cudaGetLastError());
+        checkCuda(cudaGetLastError(), "the direct kernel");
     }
 
     /** The cell grid covers the lattice grown by the cutoff; cells of about rc/6 (see docs/potentialmap.md). */
@@ -250,14 +198,14 @@ private:
             target *= 1.5;  // huge lattices: coarser cells keep the keys and cellStart small
         }
         cells.numCells = cells.cells[0] * cells.cells[1] * cells.cells[2];
-        cellCounts.reserve(2 * (size_t) cells.numCells + 1);
-        cellStart.reserve(2 * (size_t) cells.numCells + 1);
-        CHECK_CUDA(cudaMemset(cellCounts.get(), 0, (2 * (size_t) cells.numCells + 1) * sizeof(int)));
+        cellCounts.resize(2 * (size_t) cells.numCells + 1);
+        cellStart.resize(2 * (size_t) cells.numCells + 1);
+        cellCounts.zero();
     }
 
     void runCutoff(const double* positions, const PeriodicBox* box, size_t numAtoms) {
-        CHECK_CUDA(cudaMemcpy(devicePositions.get(), positions, 3 * numAtoms * sizeof(double), cudaMemcpyHostToDevice));
-        timer.mark(1);
+        devicePositions.upload(positions, 3 * numAtoms);
+        timer.mark("upload");
         const ImageSet images = makeImageSet(lattice, options.cutoff, box);
         const size_t numKeys = numAtoms * (size_t) images.numImages();
         if (numKeys >= (size_t) std::numeric_limits<unsigned>::max())
@@ -265,94 +213,82 @@ private:
         const int numCells = cells.numCells;
         const double3 origin = make_double3(lattice.origin[0], lattice.origin[1], lattice.origin[2]);
         if (numKeys > 0) {
-            keys.reserve(numKeys); sortedKeys.reserve(numKeys);
-            values.reserve(numKeys); sortedValues.reserve(numKeys);
-            sortedAtoms.reserve(numKeys);
+            keys.resize(numKeys); sortedKeys.resize(numKeys);
+            values.resize(numKeys); sortedValues.resize(numKeys);
+            sortedAtoms.resize(numKeys);
             const int threads = 256;
             const unsigned blocks = (unsigned) ((numKeys + threads - 1) / threads);
-            binImagesKernel<<<blocks, threads>>>(devicePositions.get(), deviceCharges.get(), (int) numAtoms, images, origin, cells, keys.get(), values.get());
-            CHECK_CUDA(cudaGetLastError());
+            binImagesKernel<<<blocks, threads>>>(devicePositions.data(), deviceCharges.data(), (int) numAtoms, images, origin, cells, keys.data(), values.data());
+            checkCuda(cudaGetLastError(), "binImagesKernel");
             // CUB: sort (key, image) pairs by cell, count the images per cell, prefix-sum the counts into cellStart.
             const int endBit = bitsFor(2u * numCells);
             const int numBins = 2 * numCells;
             size_t sortBytes = 0, histogramBytes = 0, scanBytes = 0;
-            CHECK_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys.get(), sortedKeys.get(), values.get(), sortedValues.get(), (int) numKeys, 0, endBit));
-            CHECK_CUDA(cub::DeviceHistogram::HistogramEven(nullptr, histogramBytes, keys.get(), cellCounts.get(), numBins + 1, 0u, (unsigned) numBins, (int) numKeys));
-            CHECK_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, cellCounts.get(), cellStart.get(), numBins + 1));
-            cubStorage.reserve(std::max({sortBytes, histogramBytes, scanBytes}));
+            checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys.data(), sortedKeys.data(), values.data(), sortedValues.data(), (int) numKeys, 0, endBit), "sizing the sort");
+            checkCuda(cub::DeviceHistogram::HistogramEven(nullptr, histogramBytes, keys.data(), cellCounts.data(), numBins + 1, 0u, (unsigned) numBins, (int) numKeys), "sizing the histogram");
+            checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, cellCounts.data(), cellStart.data(), numBins + 1), "sizing the scan");
+            cubStorage.resize(std::max({sortBytes, histogramBytes, scanBytes}));
             size_t bytes = sortBytes;
-            CHECK_CUDA(cub::DeviceRadixSort::SortPairs(cubStorage.get(), bytes, keys.get(), sortedKeys.get(), values.get(), sortedValues.get(), (int) numKeys, 0, endBit));
+            checkCuda(cub::DeviceRadixSort::SortPairs(cubStorage.data(), bytes, keys.data(), sortedKeys.data(), values.data(), sortedValues.data(), (int) numKeys, 0, endBit), "sorting the images by cell");
             bytes = histogramBytes;
-            CHECK_CUDA(cub::DeviceHistogram::HistogramEven(cubStorage.get(), bytes, sortedKeys.get(), cellCounts.get(), numBins + 1, 0u, (unsigned) numBins, (int) numKeys));
+            checkCuda(cub::DeviceHistogram::HistogramEven(cubStorage.data(), bytes, sortedKeys.data(), cellCounts.data(), numBins + 1, 0u, (unsigned) numBins, (int) numKeys), "counting the images per cell");
             bytes = scanBytes;
-            CHECK_CUDA(cub::DeviceScan::ExclusiveSum(cubStorage.get(), bytes, cellCounts.get(), cellStart.get(), numBins + 1));
-            gatherImagesKernel<<<blocks, threads>>>(sortedValues.get(), cellStart.get(), devicePositions.get(), deviceCharges.get(), (int) numAtoms,
-                                                    images, origin, cells, sortedAtoms.get());
-            CHECK_CUDA(cudaGetLastError());
+            checkCuda(cub::DeviceScan::ExclusiveSum(cubStorage.data(), bytes, cellCounts.data(), cellStart.data(), numBins + 1), "the cell starts");
+            gatherImagesKernel<<<blocks, threads>>>(sortedValues.data(), cellStart.data(), devicePositions.data(), deviceCharges.data(), (int) numAtoms,
+                                                    images, origin, cells, sortedAtoms.data());
+            checkCuda(cudaGetLastError(), "gatherImagesKernel");
         }
         else {
-            sortedAtoms.reserve(1);
-            CHECK_CUDA(cudaMemset(cellStart.get(), 0, (2 * (size_t) numCells + 1) * sizeof(int)));
+            sortedAtoms.resize(1);
+            cellStart.zero();
         }
-        timer.mark(2);
+        timer.mark("binning");
         dim3 grid((lattice.dims[0] + BRICK - 1) / BRICK, (lattice.dims[1] + BRICK - 1) / BRICK, (lattice.dims[2] + BRICK - 1) / BRICK);
         if (grid.y > 65535 || grid.z > 65535)
             throw std::invalid_argument("the lattice is too large for one launch along y or z");
         switch (options.accumulation) {
         case Accumulation::Compensated:
-            cutoffKernel<CompensatedAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.get(), sortedAtoms.get(), cells, deviceMap.get(), deviceFlag.get());
+            cutoffKernel<CompensatedAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Narumi:
-            cutoffKernel<NarumiMapAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.get(), sortedAtoms.get(), cells, deviceMap.get(), deviceFlag.get());
+            cutoffKernel<NarumiMapAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Float:
-            cutoffKernel<FloatAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.get(), sortedAtoms.get(), cells, deviceMap.get(), deviceFlag.get());
+            cutoffKernel<FloatAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         }
-        CHECK_CUDA(cudaGetLastError());
+        checkCuda(cudaGetLastError(), "the cutoff kernel");
     }
 
-    /** Stage boundaries: 0 start, 1 uploaded, 2 atoms ready (binned), 3 map done, 4 downloaded. */
-    void finishTimings(bool downloaded) {
-        CHECK_CUDA(cudaDeviceSynchronize());
+    /** The frame's stages: upload, prepare (direct) or binning (cutoff), map, and download for compute(). */
+    void finishTimings() {
+        checkCuda(cudaDeviceSynchronize(), "the map kernels");
         timings.clear();
-        timings["upload"] = timer.seconds(0, 1);
-        timings[options.method == Method::Cutoff ? "binning" : "prepare"] = timer.seconds(1, 2);
-        timings["map"] = timer.seconds(2, 3);
-        if (downloaded)
-            timings["download"] = timer.seconds(3, 4);
+        for (const Common::StageTimer::Stage& stage : timer.finish())
+            timings[stage.name] = 1e-3 * stage.milliseconds;
     }
 
     Lattice lattice;
     std::vector<double> charges;
     Options options;
-    StageTimer timer;
+    Common::StageTimer timer;
     int softwareRsqrt = -1;  // set in the constructor
     CellGrid cells{};
     std::vector<double4> hostAtoms;
-    DeviceArray<double> deviceCharges, devicePositions, deviceSum;
-    DeviceArray<double4> deviceAtoms, sortedAtoms;
-    DeviceArray<float> deviceMap;
-    DeviceArray<int> deviceFlag, cellCounts, cellStart;
-    DeviceArray<unsigned> keys, sortedKeys, values, sortedValues;
-    DeviceArray<char> cubStorage;
+    DeviceBuffer<double> deviceCharges, devicePositions, deviceSum;
+    DeviceBuffer<double4> deviceAtoms, sortedAtoms;
+    DeviceBuffer<float> deviceMap;
+    DeviceBuffer<int> deviceFlag, cellCounts, cellStart;
+    DeviceBuffer<unsigned> keys, sortedKeys, values, sortedValues;
+    DeviceBuffer<char> cubStorage;
     bool haveSum = false;
     Timings timings;
 };
 
 } // namespace
 
-bool cudaDeviceAvailable() {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky "no driver" error
-        return false;
-    }
-    return count > 0;
-}
-
 std::unique_ptr<MapBackend> createCudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options) {
     return std::make_unique<CudaBackend>(lattice, charges, options);
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap

@@ -20,7 +20,7 @@
 #include "PeriodicImages.h"
 #include <cub/block/block_scan.cuh>
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 constexpr int BRICK = 8;                        // lattice points per brick edge
 constexpr int CUTOFF_THREADS = 128;
@@ -188,7 +188,7 @@ __device__ void cutoffCellList(const int* __restrict__ cellStart, const double4*
                     sum[k].add(partial[k]);
                     partial[k] = 0.0f;
                 }
-                if (++blocksSinceCarry == NarumiPlugin::NARUMI_CARRY_INTERVAL) {
+                if (++blocksSinceCarry == OpenMMNarumi::NARUMI_CARRY_INTERVAL) {
 #pragma unroll
                     for (int k = 0; k < CUTOFF_POINTS_X; k++)
                         sum[k].carry();
@@ -258,6 +258,6 @@ __global__ void addMapKernel(const float* __restrict__ map, double* __restrict__
         sum[i] += map[i];
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_CUTOFF_KERNELS_CUH_

@@ -16,7 +16,7 @@
 
 #include "MapAccumulators.cuh"
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 constexpr int DIRECT_THREADS_X = 4;                 // threads along x, 8 points each
 constexpr int DIRECT_THREADS_Y = 32;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(DIRECT_THREADS) directKernel(const double4* __
                 sum[i].add(partial[i]);
                 partial[i] = 0.0f;
             }
-            if (++blocksSinceCarry == NarumiPlugin::NARUMI_CARRY_INTERVAL) {
+            if (++blocksSinceCarry == OpenMMNarumi::NARUMI_CARRY_INTERVAL) {
 #pragma unroll
                 for (int i = 0; i < DIRECT_POINTS; i++)
                     sum[i].carry();
@@ -148,6 +148,6 @@ __global__ void __launch_bounds__(DIRECT_THREADS) directKernel(const double4* __
         atomicOr(outOfRange, 1);
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_DIRECT_KERNEL_CUH_

@@ -12,7 +12,7 @@
 
 #include "NarumiAccumulator.cuh"
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 /** Atoms summed in float into a partial before the partial goes to the accumulator. */
 constexpr int MAP_ATOM_BLOCK = 32;
@@ -46,13 +46,13 @@ struct CompensatedAccumulator {
 
 /** Block partials added to Narumi's float + int32 accumulator (platforms/cuda/include/NarumiAccumulator.cuh). */
 struct NarumiMapAccumulator {
-    NarumiPlugin::NarumiAccumulator sum;
-    __device__ void init() { sum = NarumiPlugin::narumiZero(); }
-    __device__ void add(float partial) { NarumiPlugin::narumiAdd(sum, partial); }
+    OpenMMNarumi::NarumiAccumulator sum;
+    __device__ void init() { sum = OpenMMNarumi::narumiZero(); }
+    __device__ void add(float partial) { OpenMMNarumi::narumiAdd(sum, partial); }
     /** The kernels call this every NARUMI_CARRY_INTERVAL additions, as narumiAdd requires. */
-    __device__ void carry() { NarumiPlugin::narumiCarry(sum); }
-    __device__ float value() const { return (float) NarumiPlugin::narumiToDouble(sum); }
-    __device__ bool outOfRange() const { return NarumiPlugin::narumiOutOfRange(sum); }
+    __device__ void carry() { OpenMMNarumi::narumiCarry(sum); }
+    __device__ float value() const { return (float) OpenMMNarumi::narumiToDouble(sum); }
+    __device__ bool outOfRange() const { return OpenMMNarumi::narumiOutOfRange(sum); }
 };
 
 /** The SFU's reciprocal square root, without the denormal fix-up rsqrtf adds (inputs are >= 1e-6 or guarded). */
@@ -76,6 +76,6 @@ __device__ __forceinline__ float fmaRsqrt(float x) {
     return y;
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_ACCUMULATORS_CUH_

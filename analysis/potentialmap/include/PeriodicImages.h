@@ -17,7 +17,7 @@
 #define PM_HOST_DEVICE
 #endif
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 struct ImageSet {
     bool periodic;
@@ -60,6 +60,6 @@ struct ImageSet {
 /** The images of `box` (nullptr: none) that can reach the lattice's box grown by `reach` nm (host only). */
 ImageSet makeImageSet(const Lattice& lattice, double reach, const PeriodicBox* box);
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_PERIODIC_IMAGES_H_

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 /** OpenMM's 1/(4 pi eps0) in kJ nm/(mol e^2). */
 constexpr double ONE_4PI_EPS0 = 138.935457644382;
@@ -134,6 +134,6 @@ private:
 /** The CPU backend (always built). */
 std::unique_ptr<MapBackend> createCpuBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options);
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_H_

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 namespace py = pybind11;
-using namespace NarumiPotentialMap;
+using namespace OpenMMNarumi::PotentialMap;
 
 namespace {
 

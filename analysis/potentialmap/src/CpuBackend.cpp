@@ -6,49 +6,17 @@
  * same point; each point sums its atoms in one fixed order whatever the thread count.
  */
 
+#include "NarumiCommon/ThreadPool.h"
 #include "PeriodicImages.h"
 #include "PotentialMap.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
-#include <mutex>
-#include <numeric>
-#include <thread>
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 namespace {
-
-/** Runs body(task) for task = 0 .. numTasks-1 on `threads` threads; rethrows the first exception. */
-template <class Body>
-void parallelFor(int numTasks, int threads, Body body) {
-    std::atomic<int> next(0);
-    std::exception_ptr error;
-    std::mutex errorLock;
-    auto worker = [&]() {
-        try {
-            for (int task = next++; task < numTasks; task = next++)
-                body(task);
-        }
-        catch (...) {
-            std::lock_guard<std::mutex> guard(errorLock);
-            if (!error)
-                error = std::current_exception();
-            next = numTasks;
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min(threads, numTasks); t++)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& thread : pool)
-        thread.join();
-    if (error)
-        std::rethrow_exception(error);
-}
 
 struct Atom {
     double x, y, z, q;
@@ -84,7 +52,7 @@ class CpuBackend : public MapBackend {
 public:
     CpuBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
         : lattice(lattice), charges(charges), options(options) {
-        threads = options.cpuThreads > 0 ? options.cpuThreads : (int) std::max(1u, std::thread::hardware_concurrency());
+        threads = Common::threadCount(options.cpuThreads);
     }
 
     void compute(const double* positions, const PeriodicBox* box, float* map) override {
@@ -138,7 +106,8 @@ private:
         for (size_t i = 0; i < atoms.size(); i++)
             atoms[i] = {positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], charges[i]};
         const int nx = lattice.dims[0], ny = lattice.dims[1], nz = lattice.dims[2];
-        parallelFor(ny * nz, threads, [&](int row) {
+        Common::parallelFor(ny * nz, threads, [&](long task, int) {
+            const int row = (int) task;
             int iy = row % ny, iz = row / ny;
             double* out = values + (size_t) row * nx;
             std::fill(out, out + nx, 0.0);
@@ -169,7 +138,8 @@ private:
         const Vec3& o = lattice.origin;
         const int slabPlanes = 2;
         const int numSlabs = (nz + slabPlanes - 1) / slabPlanes;
-        parallelFor(numSlabs, threads, [&](int slab) {
+        Common::parallelFor(numSlabs, threads, [&](long task, int) {
+            const int slab = (int) task;
             const int z0 = slab * slabPlanes, z1 = std::min(nz, z0 + slabPlanes) - 1;
             double* out = values + (size_t) z0 * nx * ny;
             std::fill(out, out + (size_t) (z1 - z0 + 1) * nx * ny, 0.0);
@@ -218,4 +188,4 @@ std::unique_ptr<MapBackend> createCpuBackend(const Lattice& lattice, const std::
     return std::make_unique<CpuBackend>(lattice, charges, options);
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap

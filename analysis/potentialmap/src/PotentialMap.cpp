@@ -1,10 +1,9 @@
 /** Validation, lattice helpers, periodic image ranges and the engine that picks a backend. */
 
 #include "PotentialMap.h"
-#include "PeriodicImages.h"
-#ifdef NARUMI_POTENTIALMAP_CUDA
 #include "CudaBackend.h"
-#endif
+#include "NarumiCommon/CudaAvailability.h"
+#include "PeriodicImages.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace NarumiPotentialMap {
+namespace OpenMMNarumi::PotentialMap {
 
 namespace {
 
@@ -148,30 +147,23 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
         fail("cpuThreads must be >= 0, got " + std::to_string(options_.cpuThreads));
     if (charges_.size() > (size_t) std::numeric_limits<int>::max() / 64)
         fail("too many atoms: " + std::to_string(charges_.size()));
-    Backend chosen = options_.backend;
-    if (chosen == Backend::Auto)
-        chosen = cudaAvailable() ? Backend::Cuda : Backend::Cpu;
-    if (chosen == Backend::Cuda) {
-#ifdef NARUMI_POTENTIALMAP_CUDA
-        if (!cudaDeviceAvailable())
-            throw std::runtime_error("backend 'cuda' was requested but no CUDA device is visible");
+    // CPU when asked for (or Auto without a CUDA device), otherwise CUDA, or common/'s "no CUDA" error.
+    const bool cudaPresent = cudaAvailable();
+    if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && !cudaPresent))
+        backend_ = createCpuBackend(lattice_, charges_, options_);
+    else if constexpr (Common::builtWithCuda) {
+        if (!cudaPresent)
+            Common::throwCudaUnavailable("the potential map");
         backend_ = createCudaBackend(lattice_, charges_, options_);
-#else
-        throw std::runtime_error("backend 'cuda' was requested but this build has no CUDA backend");
-#endif
     }
     else
-        backend_ = createCpuBackend(lattice_, charges_, options_);
+        Common::throwCudaUnavailable("the potential map");
 }
 
 PotentialMapEngine::~PotentialMapEngine() = default;
 
 bool PotentialMapEngine::cudaAvailable() {
-#ifdef NARUMI_POTENTIALMAP_CUDA
-    return cudaDeviceAvailable();
-#else
-    return false;
-#endif
+    return Common::cudaDeviceCount() > 0;
 }
 
 void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBox* box) const {
@@ -232,4 +224,4 @@ Timings PotentialMapEngine::lastTimings() const {
     return backend_->lastTimings();
 }
 
-} // namespace NarumiPotentialMap
+} // namespace OpenMMNarumi::PotentialMap

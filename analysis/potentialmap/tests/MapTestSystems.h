@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-namespace NarumiPotentialMapTest {
+namespace OpenMMNarumi::PotentialMap::Test {
 
-using namespace NarumiPotentialMap;
+using namespace OpenMMNarumi::PotentialMap;
 
 struct System {
     std::vector<double> positions;  // 3 per atom, nm
@@ -141,6 +141,6 @@ inline PeriodicBox triclinicBox() {
     return box;
 }
 
-} // namespace NarumiPotentialMapTest
+} // namespace OpenMMNarumi::PotentialMap::Test
 
 #endif // NARUMI_POTENTIAL_MAP_TEST_SYSTEMS_H_

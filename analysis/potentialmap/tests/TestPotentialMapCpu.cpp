@@ -1,15 +1,16 @@
 /**
- * The CPU backend against the double-precision brute-force sum of MapTestSystems.h, analytic values, and the errors
- * that bad input must raise.  The CPU backend works in double, so agreement is to float32 output rounding.
+ * The CPU backend: the shared tests of every backend (PotentialMapTests.h), then what only it has: analytic values,
+ * a result independent of the thread count, and the errors that bad input must raise (checked before any backend
+ * runs).  It works in double, so its error is the float32 rounding of the output map.
  */
 
-#include "MapTestSystems.h"
+#include "PotentialMapTests.h"
 
 #include <limits>
 #include <stdexcept>
 
-using namespace NarumiPotentialMap;
-using namespace NarumiPotentialMapTest;
+using namespace OpenMMNarumi::PotentialMap;
+using namespace OpenMMNarumi::PotentialMap::Test;
 
 namespace {
 
@@ -25,38 +26,9 @@ const double FLOAT_OUTPUT = 2e-7;  // float32 rounding of the output map
 
 } // namespace
 
-TEST(PotentialMapCpu, DirectMatchesBruteForce) {
-    System system = randomSystem(200, 0.0, 2.5, 1);
-    Lattice lattice = makeLattice({-0.3, 0.1, -0.2}, {0.11, 0.13, 0.09}, {27, 21, 33});
-    auto map = computeMap(lattice, system, cpuOptions(Method::Direct), nullptr);
-    EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, Method::Direct, 0, nullptr)), FLOAT_OUTPUT);
-}
-
-TEST(PotentialMapCpu, CutoffNonPeriodicMatchesBruteForce) {
-    System system = randomSystem(300, 0.0, 3.0, 2);
-    Lattice lattice = makeLattice({-0.5, -0.4, 0.2}, {0.1, 0.12, 0.08}, {36, 30, 34});
-    auto map = computeMap(lattice, system, cpuOptions(Method::Cutoff, 0.9), nullptr);
-    EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, Method::Cutoff, 0.9, nullptr)), FLOAT_OUTPUT);
-}
-
-TEST(PotentialMapCpu, CutoffRectangularBoxIsMinimumImage) {
-    System system = randomSystem(300, -1.0, 4.0, 3);  // some atoms outside the box: they are wrapped
-    PeriodicBox box;
-    box.a = {3.0, 0, 0};
-    box.b = {0, 2.6, 0};
-    box.c = {0, 0, 2.8};
-    Lattice lattice = makeLattice({-0.5, 0.0, 0.3}, {0.1, 0.1, 0.1}, {40, 26, 28});
-    auto map = computeMap(lattice, system, cpuOptions(Method::Cutoff, 1.2), &box);
-    EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, Method::Cutoff, 1.2, &box)), FLOAT_OUTPUT);
-}
-
-TEST(PotentialMapCpu, CutoffTriclinicBoxIsMinimumImage) {
-    System system = randomSystem(300, 0.0, 3.0, 4);
-    PeriodicBox box = triclinicBox();
-    Lattice lattice = makeLattice({0.0, 0.0, 0.0}, {0.1, 0.1, 0.1}, {30, 29, 26});
-    auto map = computeMap(lattice, system, cpuOptions(Method::Cutoff, 1.0), &box);
-    EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, Method::Cutoff, 1.0, &box)), FLOAT_OUTPUT);
-}
+// The accumulation setting is the CUDA kernels'; the CPU backend sums in double whatever it says.
+INSTANTIATE_TEST_SUITE_P(CPU, PotentialMapTest,
+                         ::testing::Values(BackendUnderTest{Backend::Cpu, Accumulation::Compensated, 2e-7, "CPU"}), backendLabel);
 
 TEST(PotentialMapCpu, SingleChargeIsAnalytic) {
     System system{{0.512, 0.487, 0.533}, {-0.75}};
@@ -75,32 +47,6 @@ TEST(PotentialMapCpu, SingleChargeIsAnalytic) {
             }
 }
 
-TEST(PotentialMapCpu, AtomsOnLatticePointsAreSkippedThere) {
-    System system = randomSystem(50, 0.0, 2.0, 5);
-    // Put every other atom exactly on a lattice point (0.1 nm lattice).
-    for (size_t a = 0; a < system.charges.size(); a += 2)
-        for (int d = 0; d < 3; d++)
-            system.positions[3 * a + d] = 0.1 * std::round(system.positions[3 * a + d] / 0.1);
-    Lattice lattice = makeLattice({0, 0, 0}, {0.1, 0.1, 0.1}, {21, 21, 21});
-    for (Method method : {Method::Direct, Method::Cutoff}) {
-        auto map = computeMap(lattice, system, cpuOptions(method, 0.8), nullptr);
-        for (float value : map)
-            ASSERT_TRUE(std::isfinite(value));
-        EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, method, 0.8, nullptr)), FLOAT_OUTPUT);
-    }
-}
-
-TEST(PotentialMapCpu, DenseClusterLosesNoAtom) {
-    // 2000 atoms inside a 0.02 nm cube (hundreds of times any fixed bin capacity) plus a dilute background.
-    System system = randomSystem(2000, 1.00, 1.02, 6);
-    System background = randomSystem(200, 0.0, 2.5, 7);
-    system.positions.insert(system.positions.end(), background.positions.begin(), background.positions.end());
-    system.charges.insert(system.charges.end(), background.charges.begin(), background.charges.end());
-    Lattice lattice = makeLattice({0.05, 0.05, 0.05}, {0.1, 0.1, 0.1}, {24, 24, 24});
-    auto map = computeMap(lattice, system, cpuOptions(Method::Cutoff, 1.0), nullptr);
-    EXPECT_LT(maxRelativeError(map, bruteForce(lattice, system, Method::Cutoff, 1.0, nullptr)), FLOAT_OUTPUT);
-}
-
 TEST(PotentialMapCpu, ResultDoesNotDependOnThreadCount) {
     System system = randomSystem(500, 0.0, 3.0, 8);
     Lattice lattice = makeLattice({0, 0, 0}, {0.07, 0.07, 0.07}, {43, 43, 43});
@@ -110,22 +56,6 @@ TEST(PotentialMapCpu, ResultDoesNotDependOnThreadCount) {
         two.cpuThreads = 2;
         EXPECT_EQ(computeMap(lattice, system, one, nullptr), computeMap(lattice, system, two, nullptr));
     }
-}
-
-TEST(PotentialMapCpu, TimeAverageIsTheMeanOfFrames) {
-    System first = randomSystem(100, 0.0, 2.0, 9), second = randomSystem(100, 0.0, 2.0, 10);
-    second.charges = first.charges;
-    Lattice lattice = makeLattice({0, 0, 0}, {0.1, 0.1, 0.1}, {20, 20, 20});
-    PotentialMapEngine engine(lattice, first.charges, cpuOptions(Method::Cutoff));
-    EXPECT_THROW({ std::vector<double> none(lattice.numPoints()); engine.getAverage(none.data()); }, std::runtime_error);
-    engine.accumulate(first.positions.data(), nullptr);
-    engine.accumulate(second.positions.data(), nullptr);
-    std::vector<double> average(lattice.numPoints());
-    engine.getAverage(average.data());
-    auto a = bruteForce(lattice, first, Method::Cutoff, 1.0, nullptr), b = bruteForce(lattice, second, Method::Cutoff, 1.0, nullptr);
-    for (size_t i = 0; i < average.size(); i++)
-        ASSERT_NEAR(average[i], 0.5 * (a[i] + b[i]), 1e-9 * (std::abs(a[i]) + std::abs(b[i])) + 1e-9);
-    EXPECT_EQ(engine.numFrames(), 2);
 }
 
 TEST(PotentialMapCpu, BadInputIsRejectedWithTheValue) {

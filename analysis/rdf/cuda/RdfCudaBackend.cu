@@ -10,35 +10,11 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
+
+using Common::checkCuda;
 
 namespace {
-
-/** Page-locked host memory that only grows: the staging area of each frame's upload. */
-template <class T>
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    ~PinnedBuffer() {
-        cudaFreeHost(data_);
-    }
-    T* reserve(size_t count) {
-        if (count > capacity_) {
-            cudaFreeHost(data_);
-            data_ = nullptr;
-            capacity_ = 0;
-            checkCuda(cudaMallocHost(&data_, (count > 0 ? count : 1) * sizeof(T)), "cudaMallocHost");
-            capacity_ = count;
-        }
-        return data_;
-    }
-
-private:
-    T* data_ = nullptr;
-    size_t capacity_ = 0;
-};
 
 /** Copies the selected atoms' coordinates, in selection order, to staging (3 values per atom). */
 template <class Real>
@@ -92,58 +68,45 @@ public:
 
     void accumulate(const FrameInput& frame) override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-        // Only the selected atoms travel: gathered in selection order into page-locked memory, one copy.
-        size_t valuesA = 3 * problem_.selectionA.size(), valuesB = 3 * problem_.selectionB.size();
         DevicePositions positions;
-        if (frame.positionsFloat) {
-            float* staging = stagingFloat_.reserve(valuesA + valuesB);
-            gatherSelected(frame.positionsFloat, problem_.selectionA, staging);
-            gatherSelected(frame.positionsFloat, problem_.selectionB, staging + valuesA);
-            float* device = positionsFloat_.reserve(valuesA + valuesB);
-            checkCuda(cudaMemcpyAsync(device, staging, (valuesA + valuesB) * sizeof(float), cudaMemcpyHostToDevice, stream_),
-                      "upload positions");
-            positions.selectedFloat[0] = device;
-            positions.selectedFloat[1] = device + valuesA;
-        } else {
-            double* staging = stagingDouble_.reserve(valuesA + valuesB);
-            gatherSelected(frame.positionsDouble, problem_.selectionA, staging);
-            gatherSelected(frame.positionsDouble, problem_.selectionB, staging + valuesA);
-            double* device = positionsDouble_.reserve(valuesA + valuesB);
-            checkCuda(cudaMemcpyAsync(device, staging, (valuesA + valuesB) * sizeof(double), cudaMemcpyHostToDevice, stream_),
-                      "upload positions");
-            positions.selectedDouble[0] = device;
-            positions.selectedDouble[1] = device + valuesA;
-        }
+        if (frame.positionsFloat)
+            uploadSelected(frame.positionsFloat, stagingFloat_, positionsFloat_, positions.selectedFloat);
+        else
+            uploadSelected(frame.positionsDouble, stagingDouble_, positionsDouble_, positions.selectedDouble);
         histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_);
         // Synchronous: the caller may reuse its positions at once, and errors surface in this frame.
         checkCuda(cudaStreamSynchronize(stream_), "RDF frame");
     }
 
 private:
+    /** Only the selected atoms travel: gathered in selection order into page-locked memory, uploaded in one copy;
+     *  selected[0] and selected[1] point at the device copies of selections A and B. */
+    template <class Real>
+    void uploadSelected(const Real* frame, Common::PinnedBuffer<Real>& staging, Common::DeviceBuffer<Real>& device,
+                        const Real* selected[2]) {
+        size_t valuesA = 3 * problem_.selectionA.size(), valuesB = 3 * problem_.selectionB.size();
+        Real* host = staging.resize(valuesA + valuesB);
+        gatherSelected(frame, problem_.selectionA, host);
+        gatherSelected(frame, problem_.selectionB, host + valuesA);
+        device.upload(host, valuesA + valuesB, stream_);
+        selected[0] = device.data();
+        selected[1] = device.data() + valuesA;
+    }
+
     RdfProblem problem_;
     int device_ = 0;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<CudaPairHistogram> histogram_;
-    PinnedBuffer<float> stagingFloat_;
-    PinnedBuffer<double> stagingDouble_;
-    DeviceBuffer<float> positionsFloat_;
-    DeviceBuffer<double> positionsDouble_;
+    Common::PinnedBuffer<float> stagingFloat_;
+    Common::PinnedBuffer<double> stagingDouble_;
+    Common::DeviceBuffer<float> positionsFloat_;
+    Common::DeviceBuffer<double> positionsDouble_;
 };
 
 } // namespace
-
-bool cudaDevicePresent() {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        cudaGetLastError();   // clear the error so later runtime calls are not affected
-        return false;
-    }
-    return count > 0;
-}
 
 std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& problem) {
     return std::make_unique<CudaBackend>(problem);
 }
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf

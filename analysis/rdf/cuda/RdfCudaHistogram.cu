@@ -9,18 +9,11 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 
-void checkCuda(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        std::ostringstream text;
-        text << "CUDA error in the RDF engine (" << what << "): " << cudaGetErrorString(status);
-        throw std::runtime_error(text.str());
-    }
-}
+using Common::checkCuda;
 
 namespace {
 
@@ -51,7 +44,7 @@ CudaPairHistogram::CudaPairHistogram(const RdfProblem& problem, int numMultiproc
     upload(selectionA_, problem_.selectionA, problem_.groupA, posqInput, stream);
     if (!problem_.sameSelection)
         upload(selectionB_, problem_.selectionB, problem_.groupB, posqInput, stream);
-    counts_.reserve(problem_.settings.bins);
+    counts_.resize(problem_.settings.bins);
     clear(stream);
 }
 
@@ -59,27 +52,25 @@ void CudaPairHistogram::upload(Selection& s, const std::vector<int>& selection, 
                                bool posqInput, cudaStream_t stream) {
     s.count = selection.size();
     if (!groupOfSlot.empty())
-        checkCuda(cudaMemcpyAsync(s.groups.reserve(s.count), groupOfSlot.data(), s.count * sizeof(int), cudaMemcpyHostToDevice,
-                                  stream), "upload groups");
+        s.groups.upload(groupOfSlot, stream);
     // For posq input: each atom's slot in this selection, -1 for atoms outside it.
     std::vector<int> indexOfAtom(posqInput ? std::max(1, problem_.numAtoms) : 0, -1);
     for (int k = 0; posqInput && k < s.count; k++)
         indexOfAtom[selection[k]] = k;
     if (posqInput)
-        checkCuda(cudaMemcpyAsync(s.indexOfAtom.reserve(indexOfAtom.size()), indexOfAtom.data(), indexOfAtom.size() * sizeof(int),
-                                  cudaMemcpyHostToDevice, stream), "upload selection map");
+        s.indexOfAtom.upload(indexOfAtom, stream);
     // Copies from pageable memory on a stream: the host vectors must outlive them.
     checkCuda(cudaStreamSynchronize(stream), "upload selection");
 }
 
 void CudaPairHistogram::clear(cudaStream_t stream) {
-    checkCuda(cudaMemsetAsync(counts_.data(), 0, problem_.settings.bins * sizeof(unsigned long long), stream), "clear counts");
+    counts_.zero(stream);
 }
 
 std::vector<uint64_t> CudaPairHistogram::download(cudaStream_t stream) {
     std::vector<uint64_t> counts(problem_.settings.bins);
-    checkCuda(cudaMemcpyAsync(counts.data(), counts_.data(), counts.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream),
-              "download counts");
+    static_assert(sizeof(uint64_t) == sizeof(unsigned long long), "the counts are 64-bit on both sides");
+    counts_.download(reinterpret_cast<unsigned long long*>(counts.data()), counts.size(), stream);
     checkCuda(cudaStreamSynchronize(stream), "download counts");
     return counts;
 }
@@ -119,9 +110,9 @@ void CudaPairHistogram::prepare(Selection& s, int which, const DevicePositions& 
     int numCells = grid.numCells();
     int keyBits = bitsFor((unsigned) numCells);
     const int* groups = problem_.groupA.empty() ? nullptr : s.groups.data();
-    float4* wrapped = s.wrapped.reserve(n);
-    unsigned int* cellKeys = s.cellKeys.reserve(n);
-    int* slots = s.slots.reserve(n);
+    float4* wrapped = s.wrapped.resize(n);
+    unsigned int* cellKeys = s.cellKeys.resize(n);
+    int* slots = s.slots.resize(n);
     if (positions.posq != nullptr) {
         const PosqPositions& p = *positions.posq;
         checkCuda(Cuda::launchPrepareFromPosq(p.posq, p.correction, p.doublePrecision, p.atomIndex, p.numSlots,
@@ -133,18 +124,18 @@ void CudaPairHistogram::prepare(Selection& s, int which, const DevicePositions& 
                   "prepare atoms");
     }
     size_t sortBytes = 0, histogramBytes = 0, scanBytes = 0;
-    checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, s.cellKeys.data(), s.sortedKeys.reserve(n), s.slots.data(),
-                                              s.sortedSlots.reserve(n), n, 0, keyBits, stream), "sort size");
+    checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, s.cellKeys.data(), s.sortedKeys.resize(n), s.slots.data(),
+                                              s.sortedSlots.resize(n), n, 0, keyBits, stream), "sort size");
     if (cellList) {
-        checkCuda(cub::DeviceHistogram::HistogramEven(nullptr, histogramBytes, s.cellKeys.data(), s.cellCounts.reserve(numCells + 1),
+        checkCuda(cub::DeviceHistogram::HistogramEven(nullptr, histogramBytes, s.cellKeys.data(), s.cellCounts.resize(numCells + 1),
                                                       numCells + 1, 0u, (unsigned) numCells, n, stream), "histogram size");
-        checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, s.cellCounts.data(), s.cellStart.reserve(numCells + 1),
+        checkCuda(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, s.cellCounts.data(), s.cellStart.resize(numCells + 1),
                                                 numCells + 1, stream), "scan size");
     }
-    void* temporary = temporary_.reserve(std::max({sortBytes, histogramBytes, scanBytes}));
+    void* temporary = temporary_.resize(std::max({sortBytes, histogramBytes, scanBytes}));
     checkCuda(cub::DeviceRadixSort::SortPairs(temporary, sortBytes, s.cellKeys.data(), s.sortedKeys.data(), s.slots.data(),
                                               s.sortedSlots.data(), n, 0, keyBits, stream), "sort atoms by cell");
-    checkCuda(Cuda::launchGatherAtoms(s.wrapped.data(), s.sortedSlots.data(), n, s.sorted.reserve(n), stream), "gather atoms");
+    checkCuda(Cuda::launchGatherAtoms(s.wrapped.data(), s.sortedSlots.data(), n, s.sorted.resize(n), stream), "gather atoms");
     if (cellList) {
         // numCells bins of width 1, plus a zero in the last entry so that the exclusive sum ends with n.
         checkCuda(cudaMemsetAsync(s.cellCounts.data(), 0, (numCells + 1) * sizeof(int), stream), "clear cell counts");
@@ -155,4 +146,4 @@ void CudaPairHistogram::prepare(Selection& s, int which, const DevicePositions& 
     }
 }
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf

@@ -10,48 +10,18 @@
  *
  * Two callers: the engine's CUDA backend (positions uploaded from the host, in selection order) and OpenMM's
  * in-context RDFSampler (OpenMM's own posq, in OpenMM's atom order, inside OpenMM's CUDA context).  Memory is
- * allocated with the runtime API in the device context current at construction; use it only with that context.
+ * allocated with the runtime API (Common::DeviceBuffer) in the device context current at construction; use it only
+ * with that context.
  */
 
+#include "NarumiCommon/DeviceBuffer.h"
 #include "RdfEngine.h"
 #include <cuda_runtime_api.h>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace NarumiRdf {
-
-/** Throws std::runtime_error naming what failed. */
-void checkCuda(cudaError_t status, const char* what);
-
-/** Device memory that only grows. */
-template <class T>
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() {
-        cudaFree(data_);
-    }
-    T* reserve(size_t count) {
-        if (count > capacity_) {
-            cudaFree(data_);
-            data_ = nullptr;
-            capacity_ = 0;
-            checkCuda(cudaMalloc(&data_, (count > 0 ? count : 1) * sizeof(T)), "cudaMalloc");
-            capacity_ = count;
-        }
-        return data_;
-    }
-    T* data() const {
-        return data_;
-    }
-
-private:
-    T* data_ = nullptr;
-    size_t capacity_ = 0;
-};
+namespace OpenMMNarumi::Rdf {
 
 /**
  * OpenMM's positions on the device: slot i of posq (float4 in single and mixed precision, double4 in double)
@@ -92,10 +62,10 @@ private:
     /** One selection on the device: exclusion groups, this frame's wrapped, sorted atoms and cell ranges. */
     struct Selection {
         int count = 0;
-        DeviceBuffer<int> groups, indexOfAtom;
-        DeviceBuffer<float4> wrapped, sorted;
-        DeviceBuffer<unsigned int> cellKeys, sortedKeys;
-        DeviceBuffer<int> slots, sortedSlots, cellCounts, cellStart;
+        Common::DeviceBuffer<int> groups, indexOfAtom;
+        Common::DeviceBuffer<float4> wrapped, sorted;
+        Common::DeviceBuffer<unsigned int> cellKeys, sortedKeys;
+        Common::DeviceBuffer<int> slots, sortedSlots, cellCounts, cellStart;
     };
     void upload(Selection& s, const std::vector<int>& selection, const std::vector<int>& groupOfSlot, bool posqInput,
                 cudaStream_t stream);
@@ -105,10 +75,10 @@ private:
     RdfProblem problem_;
     int numMultiprocessors_;
     Selection selectionA_, selectionB_;
-    DeviceBuffer<unsigned char> temporary_;
-    DeviceBuffer<unsigned long long> counts_;
+    Common::DeviceBuffer<unsigned char> temporary_;
+    Common::DeviceBuffer<unsigned long long> counts_;
 };
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf
 
 #endif // NARUMI_RDF_CUDA_HISTOGRAM_H_

@@ -1,7 +1,7 @@
 #include "RdfKernels.cuh"
 #include <cmath>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 namespace Cuda {
 
 namespace {
@@ -357,4 +357,4 @@ cudaError_t launchCellList(BoxKind kind, bool sameSelection, bool exclusions, De
 }
 
 } // namespace Cuda
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf

@@ -9,7 +9,7 @@
 #include "RdfPairMath.h"
 #include <cuda_runtime.h>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 namespace Cuda {
 
 constexpr int PAIR_THREADS = 128;                                // threads of an all-pairs block
@@ -67,6 +67,6 @@ cudaError_t launchCellList(BoxKind kind, bool sameSelection, bool exclusions, De
                            unsigned long long* counts, cudaStream_t stream);
 
 } // namespace Cuda
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf
 
 #endif // NARUMI_RDF_KERNELS_CUH_

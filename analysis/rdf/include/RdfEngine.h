@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 
 enum class Backend { Auto, CPU, CUDA };
 enum class Algorithm { Auto, AllPairs, CellList };
@@ -77,6 +77,15 @@ struct RdfProblem {
 RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
                         const RdfSettings& settings, const std::vector<int>& exclusionGroups);
 
+/**
+ * The checks of OpenMM's in-context RDFSampler when a Context is created (called by its platforms' kernels, so that
+ * the API layer needs no engine): buildProblem's, and rMax against the System's default box, 9 values (a, b, c row by
+ * row, nm) or nullptr for a non-periodic System.  selection2 empty means "the same as selection 1".  Throws
+ * std::invalid_argument naming the bad value.
+ */
+RdfProblem buildSamplerProblem(int numAtoms, const std::vector<int>& selection1, const std::vector<int>& selection2,
+                               const RdfSettings& settings, const std::vector<int>& exclusionGroups, const double* defaultBox);
+
 /** A box of 9 values (a, b, c row by row, nm) in OpenMM's reduced form, checked against rMax (at most half the
  *  shortest brick side); nullptr gives BoxKind::None. */
 BoxDouble parseBox(const double* box, double rMax);
@@ -96,10 +105,13 @@ public:
     /**
      * numAtoms: atoms per frame.  selection2: nullptr means "the same as selection 1".  exclusionGroups: empty, or
      * one integer per atom (pairs of equal group are skipped: a residue or molecule index, as MDAnalysis'
-     * exclusion_block does for fixed-size blocks).
+     * exclusion_block does for fixed-size blocks).  The backend is settings.backend's (src/RdfBackendChoice.cpp:
+     * NarumiRdf, not NarumiRdfHost).
      */
     RdfEngine(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
               const RdfSettings& settings, const std::vector<int>& exclusionGroups = {});
+    /** An engine for a problem already built (buildProblem, buildSamplerProblem) on a backend made for it. */
+    RdfEngine(RdfProblem problem, std::unique_ptr<PairHistogramBackend> backend);
     ~RdfEngine();
 
     /** Adds one frame.  box: 9 values (a, b, c row by row, nm) in OpenMM's reduced form, or nullptr. */
@@ -132,6 +144,7 @@ public:
     std::string lastAlgorithm() const { return lastAlgorithm_; }
     /** Largest rMax this box allows: min(ax, by, cz) / 2. */
     static double maximumRMax(const double* box);
+    /** True if this build has the CUDA backend and a CUDA device is present (NarumiRdf only). */
     static bool cudaAvailable();
 
 private:
@@ -147,15 +160,14 @@ private:
     std::string lastAlgorithm_;
 };
 
-/** Backends (RdfCpuBackend.cpp, cuda/RdfCudaBackend.cu). */
+/** Backends (RdfCpuBackend.cpp; cuda/RdfCudaBackend.cu, compiled only in builds with CUDA). */
 std::unique_ptr<PairHistogramBackend> createCpuBackend(const RdfProblem& problem);
 std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& problem);
-bool cudaDevicePresent();
 
 /** Chooses the algorithm: a cell list when its 27-cell stencil covers at most a quarter of the grid and there are
  *  at least 2^24 pairs, otherwise all pairs (docs/rdf.md). */
 Algorithm chooseAlgorithm(const CellGrid& grid, int64_t numPairs);
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf
 
 #endif // NARUMI_RDF_ENGINE_H_

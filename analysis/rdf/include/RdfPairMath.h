@@ -18,7 +18,7 @@
 #define RDF_HOST_DEVICE inline
 #endif
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 
 enum class BoxKind { None = 0, Rectangular = 1, Triclinic = 2 };
 
@@ -195,6 +195,6 @@ RDF_HOST_DEVICE int neighbourCoordinates(int c, int n, bool periodic, int out[3]
     return count;
 }
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf
 
 #endif // NARUMI_RDF_PAIR_MATH_H_

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 namespace py = pybind11;
-using namespace NarumiRdf;
+using namespace OpenMMNarumi::Rdf;
 
 namespace {
 

@@ -5,13 +5,12 @@
  * bitwise those of the CUDA backend on any x86-64 CPU.
  */
 
+#include "NarumiCommon/ThreadPool.h"
 #include "RdfEngine.h"
 #include <algorithm>
-#include <atomic>
 #include <numeric>
-#include <thread>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 
 namespace {
 
@@ -94,8 +93,6 @@ bool cpuHasFma() {
 class CpuBackend : public PairHistogramBackend {
 public:
     explicit CpuBackend(const RdfProblem& problem) : problem_(problem), counts_(problem.settings.bins, 0) {
-        threads_ = problem.settings.cpuThreads > 0 ? problem.settings.cpuThreads : (int) std::thread::hardware_concurrency();
-        threads_ = std::max(1, threads_);
     }
 
     std::string name() const override {
@@ -191,29 +188,22 @@ private:
         const int rowsPerItem = 32;
         int numA = shared.a->size();
         int numItems = cellList ? shared.grid.numCells() : (numA + rowsPerItem - 1) / rowsPerItem;
-        int numThreads = std::max(1, std::min(threads_, numItems));
+        int requestedThreads = problem_.settings.cpuThreads;
         int bins = problem_.settings.bins;
-        std::vector<std::vector<uint64_t>> histograms(numThreads, std::vector<uint64_t>(bins, 0));
-        std::atomic<int> nextItem(0);
+        std::vector<std::vector<uint64_t>> histograms(Common::threadsForTasks(numItems, requestedThreads),
+                                                      std::vector<uint64_t>(bins, 0));
         bool fma = cpuHasFma();
-        auto worker = [&](int thread) {
+        Common::parallelFor(numItems, requestedThreads, [&](long task, int thread) {
             PairLoopArguments args = shared;
             args.histogram = histograms[thread].data();
-            for (int item = nextItem++; item < numItems; item = nextItem++) {
-                if (cellList) {
-                    fma ? Loops::cellFma(args, item) : Loops::cell(args, item);
-                } else {
-                    int begin = item * rowsPerItem, end = std::min(numA, begin + rowsPerItem);
-                    fma ? Loops::allPairsFma(args, begin, end) : Loops::allPairs(args, begin, end);
-                }
+            int item = (int) task;
+            if (cellList) {
+                fma ? Loops::cellFma(args, item) : Loops::cell(args, item);
+            } else {
+                int begin = item * rowsPerItem, end = std::min(numA, begin + rowsPerItem);
+                fma ? Loops::allPairsFma(args, begin, end) : Loops::allPairs(args, begin, end);
             }
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < numThreads; t++)
-            pool.emplace_back(worker, t);
-        worker(0);
-        for (std::thread& thread : pool)
-            thread.join();
+        });
         for (const std::vector<uint64_t>& histogram : histograms)
             for (int k = 0; k < bins; k++)
                 counts_[k] += histogram[k];
@@ -221,7 +211,6 @@ private:
 
     RdfProblem problem_;
     std::vector<uint64_t> counts_;
-    int threads_ = 1;
     Atoms atomsA_, atomsB_;
 };
 
@@ -231,4 +220,4 @@ std::unique_ptr<PairHistogramBackend> createCpuBackend(const RdfProblem& problem
     return std::make_unique<CpuBackend>(problem);
 }
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf

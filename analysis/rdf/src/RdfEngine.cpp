@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-namespace NarumiRdf {
+namespace OpenMMNarumi::Rdf {
 
 namespace {
 
@@ -133,22 +133,19 @@ RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const 
     return p;
 }
 
-RdfEngine::RdfEngine(int numAtoms, const std::vector<int>& selection1, const std::vector<int>* selection2,
-                     const RdfSettings& settings, const std::vector<int>& exclusionGroups)
-    : problem_(buildProblem(numAtoms, selection1, selection2, settings, exclusionGroups)) {
-    Backend kind = settings.backend;
-    if (kind == Backend::Auto)
-        kind = cudaDevicePresent() ? Backend::CUDA : Backend::CPU;
-    if (kind == Backend::CUDA && !cudaDevicePresent())
-        throw std::runtime_error("the CUDA backend was requested, but no CUDA device is available (or this build has no CUDA)");
-    backend_ = kind == Backend::CUDA ? createCudaBackend(problem_) : createCpuBackend(problem_);
+RdfProblem buildSamplerProblem(int numAtoms, const std::vector<int>& selection1, const std::vector<int>& selection2,
+                               const RdfSettings& settings, const std::vector<int>& exclusionGroups, const double* defaultBox) {
+    RdfProblem problem = buildProblem(numAtoms, selection1, selection2.empty() ? nullptr : &selection2, settings, exclusionGroups);
+    if (defaultBox != nullptr)
+        parseBox(defaultBox, settings.rMax);
+    return problem;
+}
+
+RdfEngine::RdfEngine(RdfProblem problem, std::unique_ptr<PairHistogramBackend> backend)
+    : problem_(std::move(problem)), backend_(std::move(backend)) {
 }
 
 RdfEngine::~RdfEngine() = default;
-
-bool RdfEngine::cudaAvailable() {
-    return cudaDevicePresent();
-}
 
 std::string RdfEngine::backendName() const {
     return backend_->name();
@@ -375,4 +372,4 @@ std::vector<double> RdfEngine::coordinationNumber() {
     return n;
 }
 
-} // namespace NarumiRdf
+} // namespace OpenMMNarumi::Rdf

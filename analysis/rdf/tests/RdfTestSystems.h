@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-namespace RdfTest {
+namespace OpenMMNarumi::Rdf::Test {
 
 struct System {
     int numAtoms = 0;
@@ -125,9 +125,9 @@ inline int binsOutsideBand(const std::vector<uint64_t>& counts, const Band& band
     return outside;
 }
 
-inline NarumiRdf::RdfSettings settings(double rMax, int bins, NarumiRdf::Backend backend, NarumiRdf::Algorithm algorithm,
+inline OpenMMNarumi::Rdf::RdfSettings settings(double rMax, int bins, OpenMMNarumi::Rdf::Backend backend, OpenMMNarumi::Rdf::Algorithm algorithm,
                                        double rMin = 0.0) {
-    NarumiRdf::RdfSettings s;
+    OpenMMNarumi::Rdf::RdfSettings s;
     s.rMin = rMin;
     s.rMax = rMax;
     s.bins = bins;
@@ -138,8 +138,8 @@ inline NarumiRdf::RdfSettings settings(double rMax, int bins, NarumiRdf::Backend
 
 /** Counts of one frame of a system with the given engine configuration. */
 inline std::vector<uint64_t> countsOf(const System& s, const std::vector<int>& sel1, const std::vector<int>* sel2,
-                                      const NarumiRdf::RdfSettings& settings, bool useGroups, std::string* algorithmUsed = nullptr) {
-    NarumiRdf::RdfEngine engine(s.numAtoms, sel1, sel2, settings, useGroups ? s.residue : std::vector<int>());
+                                      const OpenMMNarumi::Rdf::RdfSettings& settings, bool useGroups, std::string* algorithmUsed = nullptr) {
+    OpenMMNarumi::Rdf::RdfEngine engine(s.numAtoms, sel1, sel2, settings, useGroups ? s.residue : std::vector<int>());
     engine.addFrame(s.positions.data(), s.box.empty() ? nullptr : s.box.data());
     if (algorithmUsed)
         *algorithmUsed = engine.lastAlgorithm();
@@ -153,6 +153,6 @@ inline std::vector<int> range(int begin, int end, int step = 1) {
     return values;
 }
 
-} // namespace RdfTest
+} // namespace OpenMMNarumi::Rdf::Test
 
 #endif // NARUMI_RDF_TEST_SYSTEMS_H_

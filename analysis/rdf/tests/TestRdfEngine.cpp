@@ -11,8 +11,8 @@
 #include <numeric>
 #include <stdexcept>
 
-using namespace NarumiRdf;
-using namespace RdfTest;
+using namespace OpenMMNarumi::Rdf;
+using namespace OpenMMNarumi::Rdf::Test;
 
 namespace {
 

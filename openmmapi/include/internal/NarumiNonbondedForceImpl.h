@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** The ForceImpl of NarumiNonbondedForce: validates the force against its System and drives the kernel. */
 class NarumiNonbondedForceImpl : public OpenMM::ForceImpl {
@@ -47,6 +47,6 @@ private:
     OpenMM::Kernel kernel;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_NONBONDED_FORCE_IMPL_H_

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * The ForceImpl of RDFSampler.  OpenMM's integrators call updateContextState() once at the start of every step
@@ -36,10 +36,6 @@ public:
     void reset(OpenMM::ContextImpl& context);
     void sample(OpenMM::ContextImpl& context);
 
-    /** Check the sampler against system (indices, duplicates, range, bins, interval, groups, rMax against the
-     *  default box of a periodic System) and throw an OpenMMException naming the first bad value. */
-    static void validate(const OpenMM::System& system, const RDFSampler& sampler);
-
 private:
     const RDFSampler& owner;
     OpenMM::Kernel kernel;
@@ -47,6 +43,6 @@ private:
     long long lastSampledStep = -1;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_RDF_SAMPLER_IMPL_H_

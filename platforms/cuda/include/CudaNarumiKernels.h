@@ -1,6 +1,8 @@
 #ifndef OPENMM_CUDA_NARUMI_KERNELS_H_
 #define OPENMM_CUDA_NARUMI_KERNELS_H_
 
+#include "NarumiCommon/DeviceBuffer.h"
+#include "NarumiCommon/StageTimer.h"
 #include "NarumiKernels.h"
 #include "NarumiNonbondedLaunch.h"
 #include "openmm/cuda/CudaArray.h"
@@ -9,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs (double ones in Precision=double), Narumi
@@ -34,6 +36,8 @@ private:
     void noteSearchCounters(const NarumiStatusWords& words);
     /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
     void printSearchReport();
+    /** NARUMI_PROFILE_STAGES set (and not 0): time every stage, print the times when the Context is deleted. */
+    static bool profileStagesFromEnvironment();
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
     static double listSkinFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
@@ -65,9 +69,9 @@ private:
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, overflowBlocks, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
-    NarumiStatusWords* pinnedStatus = nullptr;
+    Common::PinnedBuffer<NarumiStatusWords> pinnedStatus;  // one set of status words, read without blocking the stream
     CUevent statusReady = nullptr;
-    NarumiStageTimer* stageTimer = nullptr;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
+    std::unique_ptr<Common::StageTimer> stageTimer;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
     bool statusPending = false, tileListSized = false;
     /** Evaluations between two Hilbert sorts of the atoms; the blocks are rebuilt from current positions every time. */
     static constexpr int SORT_INTERVAL = 20;
@@ -83,6 +87,6 @@ private:
     bool warnedAboutSearch = false;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_CUDA_NARUMI_KERNELS_H_

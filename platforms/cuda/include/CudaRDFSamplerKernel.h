@@ -7,13 +7,13 @@
 #include "openmm/cuda/CudaContext.h"
 #include <memory>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * RDFSampler on OpenMM's CUDA platform.  A frame reads OpenMM's own posq (float4, double4 in double precision; in
  * mixed precision posq + posqCorrection, summed in double as getState does, so the counts equal the CPU path's for
  * the same frames) through atomIndex (OpenMM reorders atoms), and runs the RDF engine's kernels
- * (NarumiRdf::CudaPairHistogram) on OpenMM's current stream into 64-bit device counts: no synchronisation, no
+ * (OpenMMNarumi::Rdf::CudaPairHistogram) on OpenMM's current stream into 64-bit device counts: no synchronisation, no
  * download.  The box and the cell grid are worked out on the host from the CudaContext's box vectors.
  */
 class CudaCalcRDFSamplerKernel : public CalcRDFSamplerKernel {
@@ -29,13 +29,13 @@ public:
 
 private:
     OpenMM::CudaContext& cu;
-    NarumiRdf::RdfProblem problem;
-    std::unique_ptr<NarumiRdf::CudaPairHistogram> histogram;
+    OpenMMNarumi::Rdf::RdfProblem problem;
+    std::unique_ptr<OpenMMNarumi::Rdf::CudaPairHistogram> histogram;
     bool periodic = false;
     long long numFrames = 0, framesWithoutBox = 0;
     double sumInverseVolume = 0;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_CUDA_RDF_SAMPLER_KERNEL_H_

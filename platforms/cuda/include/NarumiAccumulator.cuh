@@ -24,7 +24,7 @@
 #include <climits>
 #include <cstring>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 // Why LARGE_SHIFT = 21 (the paper's value) suits forces in kJ/mol/nm:
 // - range: every term and every partial sum must stay below 2^20 = 1.05e6 in magnitude;
@@ -199,18 +199,6 @@ __host__ __device__ inline long long narumiUnitsInBinade(float hi, int lo) {
     return ((fraction - (1LL << 22)) << NARUMI_LOW_KEPT_BITS) + lo;
 }
 
-/**
- * Merge a thread's finished sum into a shared or global fixed-point buffer such as OpenMM's force buffer.
- * The paper needs no atomic on the (hi, lo) pair itself, since each thread owns its accumulator; merging threads
- * is integer addition, exact and order-independent.  An out-of-range sum is not added: it raises *outOfRangeFlag.
- */
-__device__ inline void narumiAtomicAddFixedPoint(unsigned long long* target, int* outOfRangeFlag, const NarumiAccumulator& a) {
-    if (narumiOutOfRange(a))
-        atomicOr(outOfRangeFlag, 1);
-    else
-        atomicAdd(target, (unsigned long long) narumiToFixedPoint(a));
-}
-
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_ACCUMULATOR_CUH_

@@ -6,7 +6,7 @@
 #include "NarumiNonbondedLaunch.h"
 #include "NarumiTermAccumulators.cuh"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** An accumulator type passed as a value: typename decltype(tag)::type. */
 template <class Accumulator>
@@ -65,6 +65,6 @@ void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, F&& f) {
     }
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_ACCUMULATOR_DISPATCH_CUH_

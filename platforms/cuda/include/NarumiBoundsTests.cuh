@@ -10,7 +10,7 @@
 #include "NarumiNonbondedTypes.h"
 #include "NarumiPairInteraction.cuh"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** The squared length of the per-axis gaps between two boxes whose centres are delta apart (h: summed half extents). */
 __device__ inline float gapSquared(float x, float y, float z, float hx, float hy, float hz) {
@@ -84,6 +84,6 @@ __device__ inline bool atomNearBounds(const NarumiNonbondedData& d, float4 posit
                               make_float4(0.0f, 0.0f, 0.0f, 0.0f), untested);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_BOUNDS_TESTS_CUH_

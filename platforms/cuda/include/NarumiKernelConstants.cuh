@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 constexpr int THREADS = 128;
 constexpr int WARPS_PER_BLOCK = THREADS / 32;
@@ -30,6 +30,6 @@ inline int blocksFor(long long threads) {
     return (int) std::max(1LL, (threads + THREADS - 1) / THREADS);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_KERNEL_CONSTANTS_CUH_

@@ -6,10 +6,11 @@
  * src/kernels/), callable from plain C++.
  */
 
+#include "NarumiCommon/StageTimer.h"
 #include "NarumiNonbondedTypes.h"
 #include <cuda_runtime_api.h>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** The kernels' accumulation methods; the values are NarumiNonbondedForce::AccumulationMethod's. */
 enum class NarumiAccumulation : int {
@@ -22,28 +23,19 @@ inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
            method == NarumiAccumulation::Nitadori || method == NarumiAccumulation::ModifiedNitadori;
 }
 
-/** Bytes of temporary storage CUB needs to sort numAtoms keys. */
-size_t narumiCubStorageBytes(int numAtoms);
-
-/**
- * Per-stage GPU times of the evaluations (CUDA events between the launches), for profiling: created only when the
- * environment variable NARUMI_PROFILE_STAGES is set (else nullptr); every evaluation then waits for its events.
- */
-struct NarumiStageTimer;
-NarumiStageTimer* narumiCreateStageTimerFromEnvironment();
-/** Prints the mean time of every stage (microseconds per evaluation) to stderr and frees the timer. */
-void narumiDestroyStageTimer(NarumiStageTimer* timer);
+/** Bytes of CUB storage the atom sort needs for numAtoms atoms (src/kernels/sortAtoms.cu). */
+size_t narumiSortStorageBytes(int numAtoms);
 
 /**
  * Queue one evaluation on stream: (sort), tiles, all pairs, exclusions afterwards, energy.  posq holds double4 when
  * posqIsDouble (OpenMM's double precision), else float4; the energy buffer holds double when energyIsDouble.
  * resort re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order
- * is kept, which affects only how compact the blocks are, never the result).  Throws std::runtime_error when a
- * launch fails.
+ * is kept, which affects only how compact the blocks are, never the result).  timer (profiling only, else nullptr)
+ * gets one mark per stage and waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, bool resort, cudaStream_t stream, NarumiStageTimer* timer = nullptr);
+                           bool energyIsDouble, bool resort, cudaStream_t stream, Common::StageTimer* timer = nullptr);
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_NONBONDED_LAUNCH_H_

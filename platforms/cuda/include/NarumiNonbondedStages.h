@@ -5,22 +5,18 @@
  * The host launchers of the stages of one evaluation (src/kernels/*.cu), in the order narumiLaunchNonbonded
  * (src/NarumiNonbondedLaunch.cu) calls them: one launcher per span the stage timer reports, so that it can mark the
  * end of each.  Each queues its kernels on stream and returns at once; a CUDA call that reports an error (CUB, the
- * occupancy query) throws through narumiCheck, and the launches' own errors are read once, after the last stage.
+ * occupancy query) throws through Common::checkCuda, and the launches' own errors are read once, after the last stage.
  */
 
+#include "NarumiCommon/CudaError.h"
 #include "NarumiNonbondedLaunch.h"
 #include "NarumiNonbondedTypes.h"
 #include <cstddef>
 #include <cuda_runtime_api.h>
 
-namespace NarumiPlugin {
-
-/** Throws std::runtime_error naming what failed when status is not cudaSuccess (src/NarumiNonbondedLaunch.cu). */
-void narumiCheck(cudaError_t status, const char* what);
+namespace OpenMMNarumi {
 
 // src/kernels/sortAtoms.cu
-/** Bytes of CUB storage narumiSortAtoms needs for numAtoms atoms. */
-size_t narumiSortStorageBytes(int numAtoms);
 /** computeSortKeys and the radix sort: the atoms into slots along the Hilbert curve (slotPosqIndex). */
 void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStream_t stream);
 
@@ -51,6 +47,6 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
 void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble,
                       cudaStream_t stream);
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_NONBONDED_STAGES_H_

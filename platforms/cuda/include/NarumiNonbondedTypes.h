@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector_types.h>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** Which Coulomb form a pair gets; fixed for a force, so the branch is uniform across a warp. */
 enum NarumiCoulombKind : int {
@@ -166,6 +166,6 @@ struct NarumiNonbondedData {
     int exceptionsUsePeriodic;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_NONBONDED_TYPES_H_

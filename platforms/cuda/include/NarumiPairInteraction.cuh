@@ -14,7 +14,7 @@
 
 #include "NarumiNonbondedTypes.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 // ---- round-to-nearest arithmetic in either precision ------------------------------------------------------------
 
@@ -184,6 +184,6 @@ __device__ inline Real narumiExceptionEnergy(Real r2, Real kq, Real sigma, Real 
     return energy;
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_PAIR_INTERACTION_CUH_

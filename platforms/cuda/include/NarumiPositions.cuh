@@ -5,7 +5,7 @@
 
 #include "NarumiNonbondedTypes.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 template <class Real>
 struct Vector3 {
@@ -83,6 +83,6 @@ __device__ inline typename NarumiVectors<Real>::V4 missingAtom() {
     return {Real(NAN), Real(NAN), Real(NAN), Real(0)};
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_POSITIONS_CUH_

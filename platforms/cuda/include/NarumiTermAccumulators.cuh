@@ -33,7 +33,7 @@
 #include "NarumiPairInteraction.cuh"
 #include "PairExpression.cuh"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
 constexpr float NARUMI_LARGE_TERM = 32768.0f;
@@ -442,6 +442,6 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
     }
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_TERM_ACCUMULATORS_CUH_

@@ -16,7 +16,7 @@
  * error-free transformations.  Compile with nvcc.
  */
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 struct FloatPair {
     float hi, lo;
@@ -75,6 +75,6 @@ __host__ __device__ inline double pairExpressionValue(FloatPair a) {
     return ((double) a.hi - (double) pairExpressionStart<RULE>()) + (double) a.lo;
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_PAIR_EXPRESSION_CUH_

@@ -6,7 +6,7 @@
 #include "openmm/cuda/CudaPlatform.h"
 #include "openmm/internal/ContextImpl.h"
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 
 namespace {

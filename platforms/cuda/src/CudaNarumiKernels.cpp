@@ -1,4 +1,5 @@
 #include "CudaNarumiKernels.h"
+#include "NarumiCommon/CudaError.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/common/ComputeForceInfo.h"
@@ -13,7 +14,7 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
@@ -22,12 +23,14 @@ namespace {
 /** 1/(4 pi eps0) in kJ nm / (mol e^2), the value of OpenMM and of the Reference kernel. */
 constexpr double COULOMB_CONSTANT = 138.93545764438198;
 
+/** The launch code and common/ report CUDA errors as std::runtime_error; OpenMM's callers expect OpenMMException. */
+OpenMMException asOpenMMException(const std::runtime_error& error) {
+    return OpenMMException(string("NarumiNonbondedForce (CUDA): ") + error.what());
+}
+
 void checkDriver(CUresult result, const char* what) {
-    if (result != CUDA_SUCCESS) {
-        const char* message = nullptr;
-        cuGetErrorString(result, &message);
-        throw OpenMMException(string("NarumiNonbondedForce (CUDA): ") + what + ": " + (message ? message : "unknown error"));
-    }
+    if (result != CUDA_SUCCESS)
+        throw OpenMMException("NarumiNonbondedForce (CUDA): " + Common::cudaErrorMessage(result, what));
 }
 
 /** The exception pairs as a sorted list of (lower, higher) atom indices: the exclusion structure of the force. */
@@ -111,12 +114,14 @@ private:
 };
 
 CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
+    // The events and the pinned memory belong to OpenMM's context: free them while it is current.
     ContextSelector selector(cu);
-    if (stageTimer != nullptr)
+    if (stageTimer != nullptr) {
         printSearchReport();
-    narumiDestroyStageTimer(stageTimer);
-    if (pinnedStatus != nullptr)
-        cuMemFreeHost(pinnedStatus);
+        stageTimer->printTotals(stderr, "NarumiNonbondedForce");
+        stageTimer.reset();
+    }
+    pinnedStatus.reset();
     if (statusReady != nullptr)
         cuEventDestroy(statusReady);
 }
@@ -201,7 +206,13 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
     overflowBlocks.initialize<int>(cu, data.numBlocks, "narumiOverflowBlocks");
-    data.cubStorageBytes = narumiCubStorageBytes(numAtoms);
+    try {
+        data.cubStorageBytes = narumiSortStorageBytes(numAtoms);
+        pinnedStatus.resize(1);
+    }
+    catch (const std::runtime_error& error) {
+        throw asOpenMMException(error);
+    }
     cubStorage.initialize<char>(cu, max<size_t>(1, data.cubStorageBytes), "narumiCubStorage");
     // A first guess (water at a 1 nm cutoff needs about 20 tiles and 70 candidate blocks per block); the first
     // evaluation measures what is needed (blocks that do not fit are never lost: computeTiles computes them whole) and the
@@ -253,12 +264,12 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.status = (NarumiStatusWords*) status.getDevicePointer();
     data.sums.errorFlags = &data.status->errorFlags;
 
-    checkDriver(cuMemHostAlloc((void**) &pinnedStatus, sizeof(NarumiStatusWords), 0), "allocating pinned memory");
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
     info = new ForceInfo(force);
     cu.addForce(info);
     cu.addReorderListener(new ReorderListener(resortRequested));
-    stageTimer = narumiCreateStageTimerFromEnvironment();
+    if (profileStagesFromEnvironment())
+        stageTimer = make_unique<Common::StageTimer>();
 }
 
 void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, const NarumiNonbondedForce& force) {
@@ -345,7 +356,7 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     else if (cuEventQuery(statusReady) != CUDA_SUCCESS)
         return;
     statusPending = false;
-    NarumiStatusWords words = *pinnedStatus;
+    NarumiStatusWords words = *pinnedStatus.data();
     noteSearchCounters(words);
     // Blocks whose tiles did not fit were computed whole by the pair kernel; grow the segments so that the next steps
     // need not.  The segments move when they grow: the list is rebuilt at the next evaluation.
@@ -408,12 +419,12 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
                         "requesting a list rebuild");
         rebuildRequested = false;
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
-                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), resort, (cudaStream_t) stream, stageTimer);
+                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), resort, (cudaStream_t) stream, stageTimer.get());
     }
     catch (const std::runtime_error& error) {
-        throw OpenMMException(error.what());
+        throw asOpenMMException(error);
     }
-    checkDriver(cuMemcpyDtoHAsync(pinnedStatus, status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
+    checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
     checkDriver(cuEventRecord(statusReady, stream), "recording an event");
     statusPending = true;
     // The first evaluation sizes the tile list; energy evaluations report errors at once (OpenMM waits for them anyway).
@@ -459,6 +470,11 @@ void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWo
             "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
 }
 
+bool CudaCalcNarumiNonbondedForceKernel::profileStagesFromEnvironment() {
+    const char* setting = getenv("NARUMI_PROFILE_STAGES");
+    return setting != nullptr && setting[0] != '\0' && setting[0] != '0';
+}
+
 double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
     // depend on it (0 rebuilds the list at every evaluation).
@@ -474,7 +490,7 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
-        searchCounters = *pinnedStatus;
+        searchCounters = *pinnedStatus.data();
     const NarumiStatusWords& w = searchCounters;
     double evaluations = max(1.0, (double) w.evaluations);
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "

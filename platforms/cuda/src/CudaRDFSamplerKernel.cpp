@@ -5,7 +5,7 @@
 #include "openmm/internal/ContextImpl.h"
 #include <stdexcept>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
@@ -17,44 +17,50 @@ CudaCalcRDFSamplerKernel::~CudaCalcRDFSamplerKernel() {
 
 void CudaCalcRDFSamplerKernel::initialize(const System& system, const RDFSampler& sampler) {
     ContextSelector selector(cu);
-    NarumiRdf::RdfSettings settings;
+    OpenMMNarumi::Rdf::RdfSettings settings;
     settings.rMin = sampler.getRMin();
     settings.rMax = sampler.getRMax();
     settings.bins = sampler.getNumBins();
-    const vector<int>& selection2 = sampler.getSelection2();
+    periodic = system.usesPeriodicBoundaryConditions();
+    Vec3 defaultBox[3];
+    system.getDefaultPeriodicBoxVectors(defaultBox[0], defaultBox[1], defaultBox[2]);
+    try {
+        problem = OpenMMNarumi::Rdf::buildSamplerProblem(system.getNumParticles(), sampler.getSelection1(), sampler.getSelection2(),
+                                                         settings, sampler.getExclusionGroups(), periodic ? &defaultBox[0][0] : nullptr);
+    }
+    catch (const invalid_argument& error) {
+        throw OpenMMException(string("RDFSampler: ") + error.what());
+    }
     int numMultiprocessors = 1;
     cuDeviceGetAttribute(&numMultiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu.getDevice());
     try {
-        problem = NarumiRdf::buildProblem(system.getNumParticles(), sampler.getSelection1(),
-                                          selection2.empty() ? nullptr : &selection2, settings, sampler.getExclusionGroups());
-        histogram = make_unique<NarumiRdf::CudaPairHistogram>(problem, numMultiprocessors, true,
+        histogram = make_unique<OpenMMNarumi::Rdf::CudaPairHistogram>(problem, numMultiprocessors, true,
                                                               (cudaStream_t) cu.getCurrentStream());
     }
     catch (const exception& error) {
         throw OpenMMException(string("RDFSampler (CUDA): ") + error.what());
     }
-    periodic = system.usesPeriodicBoundaryConditions();
 }
 
 void CudaCalcRDFSamplerKernel::sample(ContextImpl& context) {
     ContextSelector selector(cu);
-    NarumiRdf::BoxDouble box;
-    NarumiRdf::CellGrid grid;   // without a box: one cell, all pairs
+    OpenMMNarumi::Rdf::BoxDouble box;
+    OpenMMNarumi::Rdf::CellGrid grid;   // without a box: one cell, all pairs
     try {
         if (periodic) {
             Vec3 vectors[3];
             cu.getPeriodicBoxVectors(vectors[0], vectors[1], vectors[2]);
-            box = NarumiRdf::parseBox(&vectors[0][0], problem.settings.rMax);
-            grid = NarumiRdf::periodicCellGrid(box, problem.settings.rMax, problem.numSelected());
+            box = OpenMMNarumi::Rdf::parseBox(&vectors[0][0], problem.settings.rMax);
+            grid = OpenMMNarumi::Rdf::periodicCellGrid(box, problem.settings.rMax, problem.numSelected());
         }
-        NarumiRdf::Algorithm algorithm = NarumiRdf::chooseAlgorithm(grid, problem.numPairs);
-        NarumiRdf::PosqPositions posq;
+        OpenMMNarumi::Rdf::Algorithm algorithm = OpenMMNarumi::Rdf::chooseAlgorithm(grid, problem.numPairs);
+        OpenMMNarumi::Rdf::PosqPositions posq;
         posq.posq = (const void*) cu.getPosq().getDevicePointer();
         posq.doublePrecision = cu.getUseDoublePrecision();
         posq.correction = cu.getUseMixedPrecision() ? (const void*) cu.getPosqCorrection().getDevicePointer() : nullptr;
         posq.atomIndex = (const int*) cu.getAtomIndexArray().getDevicePointer();
         posq.numSlots = cu.getNumAtoms();
-        NarumiRdf::DevicePositions positions;
+        OpenMMNarumi::Rdf::DevicePositions positions;
         positions.posq = &posq;
         histogram->accumulate(positions, box, grid, algorithm, (cudaStream_t) cu.getCurrentStream());
     }
@@ -65,7 +71,7 @@ void CudaCalcRDFSamplerKernel::sample(ContextImpl& context) {
         throw OpenMMException(string("RDFSampler (CUDA): ") + error.what());
     }
     numFrames++;
-    if (box.kind == NarumiRdf::BoxKind::None)
+    if (box.kind == OpenMMNarumi::Rdf::BoxKind::None)
         framesWithoutBox++;
     else
         sumInverseVolume += 1.0 / (box.ax * box.by * box.cz);
@@ -75,7 +81,7 @@ void CudaCalcRDFSamplerKernel::getResult(ContextImpl& context, RDFSamplerResult&
     ContextSelector selector(cu);
     vector<uint64_t> counts;
     try {
-        counts = NarumiRdf::orderedPairCounts(problem, histogram->download((cudaStream_t) cu.getCurrentStream()), numFrames);
+        counts = OpenMMNarumi::Rdf::orderedPairCounts(problem, histogram->download((cudaStream_t) cu.getCurrentStream()), numFrames);
     }
     catch (const runtime_error& error) {
         throw OpenMMException(string("RDFSampler (CUDA): ") + error.what());

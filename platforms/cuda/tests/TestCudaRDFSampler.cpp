@@ -1,53 +1,25 @@
 /**
- * RDFSampler on OpenMM's CUDA platform against the RDF engine's CPU backend on the same frames (getState's
- * positions at the steps the sampler samples): identical counts in single, mixed and double precision, on the
- * all-pairs and the cell-list paths, and in a run where OpenMM reorders the atoms (a periodic NonbondedForce makes it
- * sort them every 250 steps).  Every test skips (never passes) where OpenMM's CUDA platform or a GPU is missing.
+ * RDFSampler on OpenMM's CUDA platform: the shared behaviour of every platform (tests/cpp/RDFSamplerTests.h) in
+ * single, mixed and double precision, then against the RDF engine's CPU backend on the same frames (getState's
+ * positions at the steps the sampler samples) at sizes that take the cell-list path, and in a run where OpenMM
+ * reorders the atoms (a periodic NonbondedForce makes it sort them every 250 steps).  Every test skips (never passes)
+ * where OpenMM's CUDA platform or a GPU is missing.
  */
 
-#include "../../../tests/cpp/NarumiTestSystems.h"
-#include "RDFSampler.h"
-#include "RdfEngine.h"
-#include "openmm/HarmonicBondForce.h"
-#include <numeric>
+#include "RDFSamplerTests.h"
 
-using namespace NarumiTest;
-using namespace NarumiPlugin;
-using namespace OpenMM;
-using namespace std;
+// Both sides histogram getState's positions, which in single and mixed precision are OpenMM's float posq: the same
+// counts bit for bit in every precision.
+INSTANTIATE_TEST_SUITE_P(CUDA, RDFSamplerTest,
+                         ::testing::Values(PlatformUnderTest{"CUDA", "single", 0.0}, PlatformUnderTest{"CUDA", "mixed", 0.0},
+                                           PlatformUnderTest{"CUDA", "double", 0.0}),
+                         platformLabel);
 
 namespace {
 
-/** Whether OpenMM's CUDA platform and this project's CUDA kernels loaded and a GPU answers; why not otherwise. */
-string cudaUnavailableReason() {
-    static const string reason = [] {
-        loadPlugins();
-        try {
-            Platform::loadPluginLibrary(NARUMI_CUDA_PLUGIN);
-            Platform& cuda = Platform::getPlatformByName("CUDA");
-            System system;
-            system.addParticle(1.0);
-            VerletIntegrator integrator(0.001);
-            Context context(system, integrator, cuda);
-        }
-        catch (const exception& error) {
-            return string("no usable CUDA platform: ") + error.what();
-        }
-        return string();
-    }();
-    return reason;
-}
-
 #define SKIP_WITHOUT_CUDA()                                           \
-    if (!cudaUnavailableReason().empty())                             \
-        GTEST_SKIP() << cudaUnavailableReason();
-
-vector<int> indexRange(int begin, int end, int stride = 1) {
-    vector<int> values;
-    for (int i = begin; i < end; i += stride)
-        values.push_back(i);
-    return values;
-}
+    if (!platformUnavailableReason("CUDA").empty())                   \
+        GTEST_SKIP() << platformUnavailableReason("CUDA");
 
 /** Random positions in a cubic box and random velocities (about 1 nm/ps). */
 void randomState(int numAtoms, double edge, unsigned seed, vector<Vec3>& positions, vector<Vec3>& velocities) {
@@ -73,13 +45,13 @@ long long expectSamplerEqualsEngine(System& system, RDFSampler* sampler, const v
     Context context(system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", precision}});
     context.setPositions(positions);
     context.setVelocities(velocities);
-    NarumiRdf::RdfSettings settings;
+    OpenMMNarumi::Rdf::RdfSettings settings;
     settings.rMin = sampler->getRMin();
     settings.rMax = sampler->getRMax();
     settings.bins = sampler->getNumBins();
-    settings.backend = NarumiRdf::Backend::CPU;
+    settings.backend = OpenMMNarumi::Rdf::Backend::CPU;
     const vector<int>& selection2 = sampler->getSelection2();
-    NarumiRdf::RdfEngine engine(system.getNumParticles(), sampler->getSelection1(), selection2.empty() ? nullptr : &selection2,
+    OpenMMNarumi::Rdf::RdfEngine engine(system.getNumParticles(), sampler->getSelection1(), selection2.empty() ? nullptr : &selection2,
                                 settings, sampler->getExclusionGroups());
     for (int s = 0; s < steps; s++) {
         if (context.getStepCount() % sampler->getSamplingInterval() == 0) {

@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 
 namespace {
 

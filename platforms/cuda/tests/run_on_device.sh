@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds NarumiCudaCore and its GoogleTest suite on a GPU machine that has nvcc and CMake but neither OpenMM nor an
+# Builds TestNarumiAccumulator (Narumi's accumulator on plain data) on a GPU machine that has nvcc and CMake but neither OpenMM nor an
 # installed GoogleTest, runs the tests, and writes everything to $OUT/accumulator_test.log (./ without $OUT).
 # A quick loop for kernel work (compute-sanitizer, SASS dump); scripts/device_test.sh runs everything.
 # GoogleTest comes as sources: run scripts/prepare_device_carry.sh here, then carry ".deps" to the device machine.
@@ -37,7 +37,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
         timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/platforms/cuda/tests/TestNarumiAccumulator" \
             --gtest_brief=1 || status=1
     fi
-    command -v cuobjdump >/dev/null && cuobjdump --dump-sass "$build/platforms/cuda/libNarumiCudaCore.a" > "$out/narumi_sass.txt"
+    command -v cuobjdump >/dev/null && cuobjdump --dump-sass "$build/platforms/cuda/tests/TestNarumiAccumulator" > "$out/narumi_sass.txt"
     echo "== exit status $status"
     exit $status
 } 2>&1 | tee "$out/accumulator_test.log"

@@ -3,7 +3,7 @@
 
 #include "NarumiNonbondedForce.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /** Coulomb constant 1/(4 pi eps0) in kJ nm / (mol e^2), the value OpenMM uses (CODATA 2018). */
 constexpr double COULOMB_CONSTANT = 138.93545764438198;
@@ -38,6 +38,6 @@ private:
     double cutoff, switchingDistance, krf, crf;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_PAIR_POTENTIAL_H_

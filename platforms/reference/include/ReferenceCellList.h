@@ -4,7 +4,7 @@
 #include "openmm/Vec3.h"
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * A cell list for finding all pairs within a cutoff in O(N): cells at least half a cutoff wide, so a
@@ -39,6 +39,6 @@ private:
     std::vector<std::vector<int> > cellNeighbors;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_NARUMI_REFERENCE_CELL_LIST_H_

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * Double-precision NarumiNonbondedForce on OpenMM's Reference and CPU platforms.  Excluded and
@@ -39,6 +39,6 @@ private:
     std::vector<std::vector<int> > excludedPartners; // sorted, for every particle
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_REFERENCE_NARUMI_KERNELS_H_

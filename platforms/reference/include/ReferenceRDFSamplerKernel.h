@@ -5,7 +5,7 @@
 #include "RdfEngine.h"
 #include <memory>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * RDFSampler on OpenMM's Reference and CPU platforms: the RDF engine's multithreaded CPU backend counts the
@@ -21,10 +21,10 @@ public:
     void reset(OpenMM::ContextImpl& context) override;
 
 private:
-    std::unique_ptr<NarumiRdf::RdfEngine> engine;
+    std::unique_ptr<OpenMMNarumi::Rdf::RdfEngine> engine;
     bool periodic = false;
 };
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // OPENMM_REFERENCE_RDF_SAMPLER_KERNEL_H_

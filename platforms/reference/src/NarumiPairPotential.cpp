@@ -1,7 +1,7 @@
 #include "NarumiPairPotential.h"
 #include <cmath>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 
 namespace {
 

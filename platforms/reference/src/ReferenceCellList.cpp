@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 

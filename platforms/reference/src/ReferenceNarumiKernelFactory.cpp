@@ -7,7 +7,7 @@
 #include "openmm/OpenMMException.h"
 #include "openmm/reference/ReferencePlatform.h"
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 
 namespace {

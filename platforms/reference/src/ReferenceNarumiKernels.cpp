@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
@@ -105,6 +105,7 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
     if (potential->usesCutoff())
         cells.reset(new ReferenceCellList(positions, periodic ? box : nullptr, potential->getCutoff()));
     double cutoff2 = potential->getCutoff() * potential->getCutoff();
+    // OpenMM's own pool (not common/'s): the CPU platform's Threads property sizes it, and its threads already run.
     ThreadPool& threads = data.threads;
     int numThreads = threads.getNumThreads();
     vector<vector<Vec3> > threadForces(numThreads, vector<Vec3>(numParticles));

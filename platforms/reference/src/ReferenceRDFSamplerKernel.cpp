@@ -4,7 +4,7 @@
 #include "openmm/reference/ReferencePlatform.h"
 #include <stdexcept>
 
-using namespace NarumiPlugin;
+using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
@@ -17,21 +17,24 @@ ReferencePlatform::PlatformData& getPlatformData(ContextImpl& context) {
 } // namespace
 
 void ReferenceCalcRDFSamplerKernel::initialize(const System& system, const RDFSampler& sampler) {
-    NarumiRdf::RdfSettings settings;
+    OpenMMNarumi::Rdf::RdfSettings settings;
     settings.rMin = sampler.getRMin();
     settings.rMax = sampler.getRMax();
     settings.bins = sampler.getNumBins();
-    settings.backend = NarumiRdf::Backend::CPU;
-    const vector<int>& selection2 = sampler.getSelection2();
+    settings.backend = OpenMMNarumi::Rdf::Backend::CPU;
+    periodic = system.usesPeriodicBoundaryConditions();
+    Vec3 defaultBox[3];
+    system.getDefaultPeriodicBoxVectors(defaultBox[0], defaultBox[1], defaultBox[2]);
     try {
-        engine = make_unique<NarumiRdf::RdfEngine>(system.getNumParticles(), sampler.getSelection1(),
-                                                   selection2.empty() ? nullptr : &selection2, settings,
-                                                   sampler.getExclusionGroups());
+        OpenMMNarumi::Rdf::RdfProblem problem = OpenMMNarumi::Rdf::buildSamplerProblem(
+            system.getNumParticles(), sampler.getSelection1(), sampler.getSelection2(), settings, sampler.getExclusionGroups(),
+            periodic ? &defaultBox[0][0] : nullptr);
+        unique_ptr<OpenMMNarumi::Rdf::PairHistogramBackend> backend = OpenMMNarumi::Rdf::createCpuBackend(problem);
+        engine = make_unique<OpenMMNarumi::Rdf::RdfEngine>(std::move(problem), std::move(backend));
     }
     catch (const exception& error) {
         throw OpenMMException(string("RDFSampler: ") + error.what());
     }
-    periodic = system.usesPeriodicBoundaryConditions();
 }
 
 void ReferenceCalcRDFSamplerKernel::sample(ContextImpl& context) {

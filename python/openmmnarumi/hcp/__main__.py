@@ -1,6 +1,6 @@
-"""python -m openmmnarumi.hcp: the command line of openmmnarumi.hcp (see main())."""
+"""python -m openmmnarumi.hcp: the command line of openmmnarumi.hcp (see cli.main())."""
 import sys
 
-from . import main
+from .cli import main
 
 sys.exit(main())

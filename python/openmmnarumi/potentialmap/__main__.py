@@ -1,6 +1,6 @@
-"""python3 -m openmmnarumi.potentialmap: the command line of openmmnarumi.potentialmap (see main())."""
+"""python3 -m openmmnarumi.potentialmap: the command line of openmmnarumi.potentialmap (see cli.main())."""
 import sys
 
-from . import main
+from .cli import main
 
 sys.exit(main())

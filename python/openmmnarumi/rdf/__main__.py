@@ -1,6 +1,6 @@
-"""python3 -m openmmnarumi.rdf: the command line of openmmnarumi.rdf (see main())."""
+"""python3 -m openmmnarumi.rdf: the command line of openmmnarumi.rdf (see cli.main())."""
 import sys
 
-from . import main
+from .cli import main
 
 sys.exit(main())

@@ -18,7 +18,7 @@
 #include "NarumiPositions.cuh"
 #include "NarumiTermAccumulators.cuh"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -279,12 +279,12 @@ template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 int computeTilesGrid() {
     static int cachedDevice = -1, cachedBlocks = 0;
     int device;
-    narumiCheck(cudaGetDevice(&device), "cudaGetDevice");
+    Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
     if (device != cachedDevice) {
         int multiprocessors, blocksPerMultiprocessor;
-        narumiCheck(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-        narumiCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>,
-                                                                  THREADS, 0), "reading the occupancy");
+        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>,
+                                                                        THREADS, 0), "reading the occupancy");
         cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
         cachedDevice = device;
     }
@@ -330,4 +330,4 @@ void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation meth
     });
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

@@ -10,7 +10,7 @@
 #include "NarumiPositions.cuh"
 #include "NarumiTermAccumulators.cuh"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -114,4 +114,4 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
     });
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

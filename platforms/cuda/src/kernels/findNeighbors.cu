@@ -15,7 +15,7 @@
 #include "NarumiPairInteraction.cuh"
 #include <cub/block/block_scan.cuh>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -309,4 +309,4 @@ void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t strea
     findNeighborTiles<<<data.numBlocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

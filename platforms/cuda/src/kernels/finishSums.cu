@@ -6,7 +6,7 @@
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -58,4 +58,4 @@ void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method
         finishEnergy<float><<<1, 32, 0, stream>>>(data, includeEnergy);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

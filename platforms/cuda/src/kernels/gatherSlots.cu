@@ -10,7 +10,7 @@
 #include "NarumiPositions.cuh"
 #include <type_traits>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -138,4 +138,4 @@ void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool 
         launchGatherSlots<float4>(data, keepImages, stream);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

@@ -9,7 +9,7 @@
 #include "NarumiPositions.cuh"
 #include <cub/device/device_radix_sort.cuh>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -90,8 +90,8 @@ template <class PosT>
 void launchSortAtoms(const NarumiNonbondedData& d, cudaStream_t stream) {
     size_t bytes = d.cubStorageBytes;
     computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
-    narumiCheck(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
-                                                d.numAtoms, 0, 30, stream), "sorting atoms");
+    Common::checkCuda(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
+                                                      d.numAtoms, 0, 30, stream), "sorting atoms");
 }
 
 } // namespace
@@ -99,8 +99,8 @@ void launchSortAtoms(const NarumiNonbondedData& d, cudaStream_t stream) {
 /** The same key and value types and the same 30 key bits as the sort in launchSortAtoms. */
 size_t narumiSortStorageBytes(int numAtoms) {
     size_t bytes = 0;
-    narumiCheck(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned int*) nullptr, (unsigned int*) nullptr, (int*) nullptr,
-                                                (int*) nullptr, numAtoms, 0, 30), "sizing the sort");
+    Common::checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (unsigned int*) nullptr, (unsigned int*) nullptr, (int*) nullptr,
+                                                      (int*) nullptr, numAtoms, 0, 30), "sizing the sort");
     return bytes;
 }
 
@@ -111,4 +111,4 @@ void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStr
         launchSortAtoms<float4>(data, stream);
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

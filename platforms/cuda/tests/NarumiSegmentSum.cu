@@ -1,7 +1,7 @@
 #include "NarumiSegmentSum.cuh"
 #include <algorithm>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 namespace {
 
@@ -9,6 +9,18 @@ constexpr int BLOCK_SIZE = 128;
 
 int gridSize(int numSegments) {
     return std::max(1, (numSegments + BLOCK_SIZE - 1) / BLOCK_SIZE);
+}
+
+/**
+ * Merge a thread's finished sum into a shared or global fixed-point buffer such as OpenMM's force buffer.
+ * The paper needs no atomic on the (hi, lo) pair itself, since each thread owns its accumulator; merging threads
+ * is integer addition, exact and order-independent.  An out-of-range sum is not added: it raises *outOfRangeFlag.
+ */
+__device__ inline void narumiAtomicAddFixedPoint(unsigned long long* target, int* outOfRangeFlag, const NarumiAccumulator& a) {
+    if (narumiOutOfRange(a))
+        atomicOr(outOfRangeFlag, 1);
+    else
+        atomicAdd(target, (unsigned long long) narumiToFixedPoint(a));
 }
 
 __global__ void sumSegmentsNarumiKernel(const float* __restrict__ values, int length, int numSegments,
@@ -54,4 +66,4 @@ cudaError_t sumSegmentsFloat(const float* values, int length, int numSegments, f
     return cudaGetLastError();
 }
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi

@@ -6,13 +6,14 @@
  * 2008, Figure 8), on plain data: numSegments segments of `length` floats, one thread per segment.
  * Term i of segment s is values[i * numSegments + s], so that consecutive threads read consecutive words.
  * All pointers are device memory; the totals and the flag are added to atomically, so zero them first.
- * Both functions launch asynchronously on `stream` and return the launch's error.
+ * Both functions launch asynchronously on `stream` and return the launch's error.  Test-only (TestNarumiAccumulator):
+ * the product's kernels accumulate through the same header, NarumiAccumulator.cuh.
  */
 
 #include "NarumiAccumulator.cuh"
 #include <cuda_runtime.h>
 
-namespace NarumiPlugin {
+namespace OpenMMNarumi {
 
 /**
  * Narumi accumulation.  segmentSums[s] is segment s's carried (normalized) accumulator; each in-range segment is
@@ -25,6 +26,6 @@ cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, 
 cudaError_t sumSegmentsFloat(const float* values, int length, int numSegments, float* segmentSums, float* total,
                              cudaStream_t stream = 0);
 
-} // namespace NarumiPlugin
+} // namespace OpenMMNarumi
 
 #endif // NARUMI_SEGMENT_SUM_CUH_

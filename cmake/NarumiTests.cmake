@@ -1,0 +1,12 @@
+# How every C++ test executable of the force is built: the API library, GoogleTest, the plugins' locations (loaded at
+# run time, NarumiTestSystems.h) and tests/cpp for the shared test bodies.
+function(narumi_add_force_test name source)
+    add_executable(${name} ${source})
+    target_link_libraries(${name} PRIVATE OpenMMNarumi GTest::gtest_main)
+    target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests/cpp")
+    target_compile_options(${name} PRIVATE -Wall)
+    target_compile_definitions(${name} PRIVATE
+        OPENMM_PLUGIN_DIR="${OPENMM_PLUGIN_DIR}"
+        NARUMI_REFERENCE_PLUGIN="$<TARGET_FILE:OpenMMNarumiReference>")
+    add_dependencies(${name} OpenMMNarumiReference)
+endfunction()

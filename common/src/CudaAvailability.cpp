@@ -1,0 +1,31 @@
+/** cudaDeviceCount and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile the same file. */
+
+#include "NarumiCommon/CudaAvailability.h"
+#include <stdexcept>
+#if NARUMI_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace OpenMMNarumi::Common {
+
+int cudaDeviceCount() {
+#if NARUMI_HAVE_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();  // no driver or no device: clear the error so that later runtime calls do not see it
+        return 0;
+    }
+    return count;
+#else
+    return 0;
+#endif
+}
+
+void throwCudaUnavailable(const std::string& requester) {
+    if (!builtWithCuda)
+        throw std::runtime_error(requester + ": the CUDA backend was requested, but this build of openmm-narumi has no "
+                                 "CUDA (nvcc was not found when it was built)");
+    throw std::runtime_error(requester + ": the CUDA backend was requested, but no CUDA device is available");
+}
+
+} // namespace OpenMMNarumi::Common

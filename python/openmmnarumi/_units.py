@@ -1,0 +1,68 @@
+"""Units shared by the analysis packages: OpenMM Quantities to plain numbers in OpenMM's units (nm, e, K), and
+potentials in kJ/mol/e to the units that files and plots show (kT/e at DEFAULT_TEMPERATURE unless told otherwise)."""
+import numpy as np
+
+#: The temperature (K) of kT/e when none is given, everywhere in openmmnarumi.
+DEFAULT_TEMPERATURE = 300.0
+FARADAY = 96485.33212              # C/mol (exact in the 2019 SI)
+MOLAR_GAS_CONSTANT = 8.314462618e-3  # kJ/(mol K) (exact in the 2019 SI)
+KJ_PER_KCAL = 4.184
+#: kJ nm / (mol e^2), OpenMM's Coulomb constant 1/(4 pi eps0) (ONE_4PI_EPS0 in OpenMM's sources).
+ONE_4PI_EPS0 = 138.935457644382
+#: The units unitFactor converts kJ/mol/e into.
+POTENTIAL_UNITS = ("kJ/mol/e", "kcal/mol/e", "kT/e", "V", "mV", "e/A")
+
+
+def stripUnit(quantity, unitName):
+    """A plain float/array from an OpenMM Quantity (converted to openmm.unit.<unitName>) or a plain value (assumed in
+    that unit already), which is returned as it is."""
+    try:
+        import openmm.unit as unit
+        if unit.is_quantity(quantity):
+            return quantity.value_in_unit(getattr(unit, unitName))
+    except ImportError:  # pragma: no cover - openmm is a dependency
+        pass
+    return quantity
+
+
+def nanometers(value):
+    """A float in nm from a float (taken as nm) or an openmm.unit Quantity of length."""
+    return float(stripUnit(value, "nanometer"))
+
+
+def positionsInNanometers(values, what="positions"):
+    """A contiguous (N, 3) float64 array in nm from an array (taken as nm), a list of Vec3 or 3-sequences, or a
+    Quantity of either."""
+    values = stripUnit(values, "nanometer")
+    array = np.asarray([[v[0], v[1], v[2]] for v in values] if isinstance(values, (list, tuple)) else values,
+                       dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"{what} must have shape (N, 3), got {array.shape}")
+    return np.ascontiguousarray(array)
+
+
+def unitFactor(units, temperature=DEFAULT_TEMPERATURE):
+    """The factor that converts a potential in kJ/mol/e into units: 'kJ/mol/e', 'kcal/mol/e', 'kT/e' (at temperature,
+    K or an OpenMM Quantity), 'V', 'mV' or 'e/A' (q/r with r in Angstrom and no Coulomb constant, VMD's cionize)."""
+    factors = {
+        "kJ/mol/e": 1.0,
+        "kcal/mol/e": 1.0 / KJ_PER_KCAL,
+        "V": 1000.0 / FARADAY,
+        "mV": 1e6 / FARADAY,
+        "e/A": 1.0 / (10.0 * ONE_4PI_EPS0),
+    }
+    if units == "kT/e":
+        temperature = stripUnit(temperature, "kelvin")
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive for kT/e, got {temperature} K")
+        return 1.0 / (MOLAR_GAS_CONSTANT * temperature)
+    if units not in factors:
+        raise ValueError(f"units must be one of {list(POTENTIAL_UNITS)}, got {units!r}")
+    return factors[units]
+
+
+def convertPotential(values, units="kJ/mol/e", temperature=DEFAULT_TEMPERATURE):
+    """Potentials in kJ/mol/e (a number or an array) converted into units (see unitFactor)."""
+    if units == "kJ/mol/e":
+        return values
+    return np.asarray(values) * unitFactor(units, temperature)

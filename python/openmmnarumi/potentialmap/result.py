@@ -1,0 +1,88 @@
+"""PotentialMap: a map's values on its lattice, unit conversion, and its files (OpenDX, a PNG slice)."""
+import numpy as np
+
+from .._units import DEFAULT_TEMPERATURE, stripUnit, unitFactor
+
+__all__ = ["PotentialMap"]
+
+
+class PotentialMap:
+    """A potential map: ``values[ix, iy, iz]`` in kJ/mol/e at ``origin + (ix, iy, iz) * spacing`` (nm)."""
+
+    def __init__(self, values, origin, spacing, frames=1, method="cutoff", cutoff=None):
+        self.values = np.asarray(values, dtype=np.float64)
+        self.origin = np.asarray(origin, dtype=np.float64)
+        self.spacing = np.asarray(spacing, dtype=np.float64)
+        self.frames = frames
+        self.method = method
+        self.cutoff = cutoff
+
+    @classmethod
+    def _fromEngineArray(cls, array, engine, **kwargs):
+        # The engine stores x fastest (shape (nz, ny, nx)); the transposed view indexes [ix, iy, iz].
+        return cls(np.ascontiguousarray(np.asarray(array, dtype=np.float64).transpose(2, 1, 0)),
+                   engine.origin, engine.spacing, **kwargs)
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+    def inUnits(self, units="kT/e", temperature=DEFAULT_TEMPERATURE):
+        """The values converted from kJ/mol/e (see unitFactor)."""
+        return self.values * unitFactor(units, temperature)
+
+    def coordinates(self, axis):
+        """Coordinates (nm) of the lattice points along axis 0, 1 or 2."""
+        return self.origin[axis] + self.spacing[axis] * np.arange(self.values.shape[axis])
+
+    def writeDX(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
+        """Writes OpenDX (VMD, PyMOL, ChimeraX, APBS's layout): coordinates in Angstrom, values in `units`."""
+        values = self.inUnits(units, temperature)
+        nx, ny, nz = values.shape
+        origin = 10.0 * self.origin
+        delta = 10.0 * self.spacing
+        with open(path, "w") as dx:
+            dx.write(f"# Electrostatic potential map from openmm-narumi ({self.method}"
+                     f"{'' if self.cutoff is None else f', cutoff {self.cutoff:g} nm'}, {self.frames} frame(s))\n")
+            note = f" at {float(stripUnit(temperature, 'kelvin')):g} K" if units == "kT/e" else ""
+            dx.write(f"# values in {units}{note}; coordinates in Angstrom\n")
+            dx.write(f"object 1 class gridpositions counts {nx} {ny} {nz}\n")
+            dx.write("origin {:.8e} {:.8e} {:.8e}\n".format(*origin))
+            dx.write(f"delta {delta[0]:.8e} 0 0\ndelta 0 {delta[1]:.8e} 0\ndelta 0 0 {delta[2]:.8e}\n")
+            dx.write(f"object 2 class gridconnections counts {nx} {ny} {nz}\n")
+            dx.write(f"object 3 class array type double rank 0 items {values.size} data follows\n")
+            flat = values.ravel(order="C")  # z fastest, as OpenDX wants
+            whole = flat.size - flat.size % 3
+            np.savetxt(dx, flat[:whole].reshape(-1, 3), fmt="%.7e")
+            if whole < flat.size:
+                dx.write(" ".join(f"{v:.7e}" for v in flat[whole:]) + "\n")
+            dx.write('attribute "dep" string "positions"\n')
+            dx.write('object "regular positions regular connections" class field\n')
+            dx.write('component "positions" value 1\ncomponent "connections" value 2\ncomponent "data" value 3\n')
+
+    def writeSlicePNG(self, path, axis="z", index=None, units="kT/e", temperature=DEFAULT_TEMPERATURE, limit=None,
+                      title=None):
+        """A PNG of one lattice plane (the middle one by default), coloured red (negative) to blue (positive)."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        axes = {"x": 0, "y": 1, "z": 2}
+        if axis not in axes:
+            raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
+        a = axes[axis]
+        index = self.values.shape[a] // 2 if index is None else index
+        if not 0 <= index < self.values.shape[a]:
+            raise ValueError(f"slice index {index} is outside 0..{self.values.shape[a] - 1}")
+        plane = np.take(self.inUnits(units, temperature), index, axis=a)
+        u, v = [d for d in range(3) if d != a]
+        limit = limit if limit is not None else float(np.percentile(np.abs(plane), 99)) or 1.0
+        figure, ax = plt.subplots(figsize=(6, 5), dpi=120)
+        extent = [self.coordinates(u)[0], self.coordinates(u)[-1], self.coordinates(v)[0], self.coordinates(v)[-1]]
+        image = ax.imshow(plane.T, origin="lower", extent=extent, cmap="RdBu", vmin=-limit, vmax=limit, aspect="equal")
+        ax.set_xlabel(f"{'xyz'[u]} (nm)")
+        ax.set_ylabel(f"{'xyz'[v]} (nm)")
+        ax.set_title(title or f"{axis} = {self.coordinates(a)[index]:.3f} nm")
+        figure.colorbar(image, ax=ax, label=f"potential ({units})")
+        figure.tight_layout()
+        figure.savefig(path)
+        plt.close(figure)

@@ -1,0 +1,47 @@
+"""python3 -m openmmnarumi.rdf: g(r) of a trajectory file, written as CSV and PNG."""
+import argparse
+import sys
+
+from .result import outputPaths
+from .trajectory import computeRDFTrajectory
+
+__all__ = ["main"]
+
+
+def _parseArguments(argv):
+    parser = argparse.ArgumentParser(prog="python3 -m openmmnarumi.rdf",
+                                     description="g(r) of a trajectory on the GPU (or CPU): writes a CSV and a PNG.")
+    parser.add_argument("trajectory", help="trajectory file (DCD, XTC, ...; read with mdtraj)")
+    parser.add_argument("--top", required=True, help="topology file (PDB)")
+    parser.add_argument("--sel1", required=True, help='mdtraj selection, e.g. "name O and water"')
+    parser.add_argument("--sel2", help="second selection (default: the same as --sel1)")
+    parser.add_argument("--r-max", type=float, default=1.0, help="largest distance, nm (default 1.0)")
+    parser.add_argument("--r-min", type=float, default=0.0, help="smallest distance, nm (default 0)")
+    parser.add_argument("--bins", type=int, default=200, help="number of bins (default 200)")
+    parser.add_argument("--stride", type=int, default=1, help="use every STRIDE-th frame")
+    parser.add_argument("--exclude", choices=["residue", "molecule"], help="skip pairs within one residue/molecule")
+    parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto")
+    parser.add_argument("--output", default="rdf.csv", help="CSV path; the PNG gets the same stem (default rdf.csv)")
+    parser.add_argument("--no-plot", action="store_true", help="write no PNG")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    """The command line (argv: its arguments, default sys.argv[1:]); returns the exit status."""
+    args = _parseArguments(argv)
+    try:
+        result = computeRDFTrajectory(args.trajectory, args.top, args.sel1, args.sel2, rMax=args.r_max,
+                                      bins=args.bins, rMin=args.r_min, exclusion=args.exclude, stride=args.stride,
+                                      backend=args.backend, algorithm=args.algorithm, progress=not args.quiet)
+    except (ValueError, RuntimeError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    csvPath, pngPath = outputPaths(args.output)
+    result.writeCSV(csvPath)
+    if not args.no_plot:
+        result.plot(pngPath, title=f"{args.sel1} / {args.sel2 or args.sel1}")
+    print(f"{result.frames} frames, {result.metadata['pairsPerFrame']} pairs per frame ({result.metadata['backend']}, "
+          f"{result.metadata['algorithm']}): wrote {csvPath}" + ("" if args.no_plot else f" and {pngPath}"))
+    return 0

@@ -1,0 +1,55 @@
+"""g(r) of a trajectory file (read with mdtraj), with a progress bar."""
+import os
+
+from .._deprecation import deprecatedAlias
+from .._units import nanometers
+from .engine import RDFEngine
+from .result import RDFResult
+from .selection import exclusionGroups, selectAtoms
+
+__all__ = ["computeRDFTrajectory"]
+
+
+def _frameCount(trajectory):
+    import mdtraj
+    try:
+        with mdtraj.open(trajectory) as handle:
+            return len(handle)
+    except Exception:  # formats without a cheap length: the progress bar just counts
+        return None
+
+
+def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0,
+                         exclusion=None, stride=1, chunk=100, backend="auto", algorithm="auto", progress=True):
+    """g(r) over a trajectory file read with mdtraj (DCD, XTC, TRR, NetCDF, ...) and a topology file (PDB).
+
+    Frames without unit cells use no periodicity, and their volume must then be known: such trajectories are refused
+    unless every frame has a box.  Returns an RDFResult.
+    """
+    import mdtraj
+    from tqdm import tqdm
+
+    mdTopology = mdtraj.load_topology(topology) if isinstance(topology, (str, os.PathLike)) else topology
+    indices1 = selectAtoms(mdTopology, selection1)
+    indices2 = None if selection2 is None else selectAtoms(mdTopology, selection2)
+    if len(indices1) == 0:
+        raise ValueError(f"selection1 {selection1!r} matched no atoms")
+    if indices2 is not None and len(indices2) == 0:
+        raise ValueError(f"selection2 {selection2!r} matched no atoms")
+    engine = RDFEngine(mdTopology.n_atoms, indices1, indices2, rMax=nanometers(rMax), bins=int(bins),
+                       rMin=nanometers(rMin), exclusionGroups=exclusionGroups(mdTopology, exclusion),
+                       backend=backend, algorithm=algorithm)
+    total = _frameCount(os.fspath(trajectory))
+    total = None if total is None else (total + stride - 1) // stride
+    with tqdm(total=total, unit="frame", disable=not progress, desc="RDF") as bar:
+        for frames in mdtraj.iterload(os.fspath(trajectory), top=mdTopology, chunk=chunk, stride=stride):
+            if frames.unitcell_vectors is None:
+                raise ValueError(f"{trajectory} has no unit cells: g(r) needs each frame's volume")
+            for xyz, box in zip(frames.xyz, frames.unitcell_vectors):
+                engine.addFrame(xyz, box)
+            bar.update(frames.n_frames)
+    return RDFResult.fromEngine(engine, trajectory=os.fspath(trajectory), rMin=engine.rMin, rMax=engine.rMax,
+                                bins=engine.bins, exclusion=exclusion)
+
+
+compute_rdf_trajectory = deprecatedAlias(computeRDFTrajectory, "compute_rdf_trajectory")
