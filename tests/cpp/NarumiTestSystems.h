@@ -93,6 +93,11 @@ struct PlatformUnderTest {
     }
 };
 
+/** How GoogleTest shows a case's parameter (instead of its bytes). */
+inline void PrintTo(const PlatformUnderTest& platform, std::ostream* out) {
+    *out << platform.label();
+}
+
 /** INSTANTIATE_TEST_SUITE_P(Reference, SomeTest, ::testing::Values(...), platformLabel) names the cases by platform. */
 inline std::string platformLabel(const ::testing::TestParamInfo<PlatformUnderTest>& info) {
     return info.param.label();
@@ -411,6 +416,18 @@ std::map<std::pair<int, int>, std::array<double, 3> > exceptionsByPair(const For
         byPair[{std::min(p1, p2), std::max(p1, p2)}] = {chargeProd, sigma, epsilon};
     }
     return byPair;
+}
+
+/** EXPECT that calling function throws an OpenMMException whose message contains text. */
+template <class Function>
+void expectThrowsNaming(Function function, const std::string& text) {
+    try {
+        function();
+        ADD_FAILURE() << "no OpenMMException; expected one naming \"" << text << "\"";
+    }
+    catch (const OpenMM::OpenMMException& error) {
+        EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what();
+    }
 }
 
 /** EXPECT that statement throws an OpenMMException whose message contains fragment. */

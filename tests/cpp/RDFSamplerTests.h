@@ -107,17 +107,6 @@ Box triclinicBox(double edge) {
     return {Vec3(edge, 0, 0), Vec3(0.3 * edge, 0.95 * edge, 0), Vec3(-0.2 * edge, 0.25 * edge, 0.9 * edge)};
 }
 
-template <class Function>
-void expectThrowsNaming(Function function, const string& text) {
-    try {
-        function();
-        ADD_FAILURE() << "no OpenMMException; expected one naming \"" << text << "\"";
-    }
-    catch (const OpenMMException& error) {
-        EXPECT_NE(string(error.what()).find(text), string::npos) << error.what();
-    }
-}
-
 
 class RDFSamplerTest : public PlatformTest {};
 

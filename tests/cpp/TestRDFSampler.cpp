@@ -14,21 +14,6 @@ using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
 
-namespace {
-
-template <class Function>
-void expectThrowsNaming(Function function, const string& text) {
-    try {
-        function();
-        ADD_FAILURE() << "no OpenMMException; expected one naming \"" << text << "\"";
-    }
-    catch (const OpenMMException& error) {
-        EXPECT_NE(string(error.what()).find(text), string::npos) << error.what();
-    }
-}
-
-} // namespace
-
 TEST(RdfSampler, BadArgumentsThrowNamingTheValue) {
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 1.0, 0); }, "bins = 0");
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 0.5, 10, 100, 0.5); }, "rMax = 0.5");

@@ -28,6 +28,11 @@ struct BackendUnderTest {
     std::string label;   // the GoogleTest name: "CPU", "CUDA_narumi"
 };
 
+/** How GoogleTest shows a case's parameter (instead of its bytes). */
+inline void PrintTo(const BackendUnderTest& backend, std::ostream* out) {
+    *out << backend.label;
+}
+
 inline std::string backendLabel(const ::testing::TestParamInfo<BackendUnderTest>& info) {
     return info.param.label;
 }
