@@ -8,6 +8,7 @@
 #include "DirectKernel.cuh"
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/DeviceBuffer.h"
+#include "NarumiCommon/RadixSortBits.h"
 #include "NarumiCommon/StageTimer.h"
 
 #include <cub/device/device_histogram.cuh>
@@ -26,13 +27,6 @@ using Common::checkCuda;
 using Common::DeviceBuffer;
 
 namespace {
-
-int bitsFor(unsigned value) {
-    int bits = 1;
-    while (bits < 32 && (value >> bits) != 0)
-        bits++;
-    return bits;
-}
 
 /**
  * Points of 16 per thread whose 1/r runs on the FMA pipe in the direct kernel, per accumulation: the fastest of the
@@ -221,7 +215,7 @@ private:
             binImagesKernel<<<blocks, threads>>>(devicePositions.data(), deviceCharges.data(), (int) numAtoms, images, origin, cells, keys.data(), values.data());
             checkCuda(cudaGetLastError(), "binImagesKernel");
             // CUB: sort (key, image) pairs by cell, count the images per cell, prefix-sum the counts into cellStart.
-            const int endBit = bitsFor(2u * numCells);
+            const int endBit = Common::radixSortEndBit(2u * numCells);
             const int numBins = 2 * numCells;
             size_t sortBytes = 0, histogramBytes = 0, scanBytes = 0;
             checkCuda(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes, keys.data(), sortedKeys.data(), values.data(), sortedValues.data(), (int) numKeys, 0, endBit), "sizing the sort");

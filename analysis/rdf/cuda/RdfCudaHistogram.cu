@@ -5,6 +5,7 @@
 
 #include "RdfCudaHistogram.h"
 #include "RdfKernels.cuh"
+#include "NarumiCommon/RadixSortBits.h"
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -16,13 +17,6 @@ namespace OpenMMNarumi::Rdf {
 using Common::checkCuda;
 
 namespace {
-
-int bitsFor(unsigned int value) {
-    int bits = 1;
-    while (bits < 32 && (value >> bits) != 0)
-        bits++;
-    return bits;
-}
 
 /** Enough blocks to fill the GPU many times over, each covering at most MAX_CHUNKS_PER_BLOCK chunks. */
 Cuda::AllPairsGeometry allPairsGeometry(int numA, int numB, bool sameSelection, int numMultiprocessors) {
@@ -108,7 +102,7 @@ void CudaPairHistogram::prepare(Selection& s, int which, const DevicePositions& 
     if (n == 0)
         return;
     int numCells = grid.numCells();
-    int keyBits = bitsFor((unsigned) numCells);
+    int keyBits = Common::radixSortEndBit((unsigned) numCells);
     const int* groups = problem_.groupA.empty() ? nullptr : s.groups.data();
     float4* wrapped = s.wrapped.resize(n);
     unsigned int* cellKeys = s.cellKeys.resize(n);

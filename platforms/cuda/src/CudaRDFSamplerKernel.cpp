@@ -1,4 +1,5 @@
 #include "CudaRDFSamplerKernel.h"
+#include "RDFSamplerProblem.h"
 #include "RdfCudaHistogram.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/common/ContextSelector.h"
@@ -17,20 +18,8 @@ CudaCalcRDFSamplerKernel::~CudaCalcRDFSamplerKernel() {
 
 void CudaCalcRDFSamplerKernel::initialize(const System& system, const RDFSampler& sampler) {
     ContextSelector selector(cu);
-    OpenMMNarumi::Rdf::RdfSettings settings;
-    settings.rMin = sampler.getRMin();
-    settings.rMax = sampler.getRMax();
-    settings.bins = sampler.getNumBins();
     periodic = system.usesPeriodicBoundaryConditions();
-    Vec3 defaultBox[3];
-    system.getDefaultPeriodicBoxVectors(defaultBox[0], defaultBox[1], defaultBox[2]);
-    try {
-        problem = OpenMMNarumi::Rdf::buildSamplerProblem(system.getNumParticles(), sampler.getSelection1(), sampler.getSelection2(),
-                                                         settings, sampler.getExclusionGroups(), periodic ? &defaultBox[0][0] : nullptr);
-    }
-    catch (const invalid_argument& error) {
-        throw OpenMMException(string("RDFSampler: ") + error.what());
-    }
+    problem = rdfSamplerProblem(system, sampler, OpenMMNarumi::Rdf::Backend::CUDA);
     int numMultiprocessors = 1;
     cuDeviceGetAttribute(&numMultiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu.getDevice());
     try {

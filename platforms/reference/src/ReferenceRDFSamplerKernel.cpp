@@ -1,4 +1,5 @@
 #include "ReferenceRDFSamplerKernel.h"
+#include "RDFSamplerProblem.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/internal/ContextImpl.h"
 #include "openmm/reference/ReferencePlatform.h"
@@ -17,18 +18,9 @@ ReferencePlatform::PlatformData& getPlatformData(ContextImpl& context) {
 } // namespace
 
 void ReferenceCalcRDFSamplerKernel::initialize(const System& system, const RDFSampler& sampler) {
-    OpenMMNarumi::Rdf::RdfSettings settings;
-    settings.rMin = sampler.getRMin();
-    settings.rMax = sampler.getRMax();
-    settings.bins = sampler.getNumBins();
-    settings.backend = OpenMMNarumi::Rdf::Backend::CPU;
     periodic = system.usesPeriodicBoundaryConditions();
-    Vec3 defaultBox[3];
-    system.getDefaultPeriodicBoxVectors(defaultBox[0], defaultBox[1], defaultBox[2]);
+    OpenMMNarumi::Rdf::RdfProblem problem = rdfSamplerProblem(system, sampler, OpenMMNarumi::Rdf::Backend::CPU);
     try {
-        OpenMMNarumi::Rdf::RdfProblem problem = OpenMMNarumi::Rdf::buildSamplerProblem(
-            system.getNumParticles(), sampler.getSelection1(), sampler.getSelection2(), settings, sampler.getExclusionGroups(),
-            periodic ? &defaultBox[0][0] : nullptr);
         unique_ptr<OpenMMNarumi::Rdf::PairHistogramBackend> backend = OpenMMNarumi::Rdf::createCpuBackend(problem);
         engine = make_unique<OpenMMNarumi::Rdf::RdfEngine>(std::move(problem), std::move(backend));
     }
