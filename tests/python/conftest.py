@@ -68,3 +68,18 @@ def relative_rms(actual, expected):
 def available_platforms():
     names = [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]
     return [name for name in ("Reference", "CPU") if name in names]
+
+
+class PositionRecorder:
+    """Stores the frames OpenMM hands to reporters, for the oracle."""
+
+    def __init__(self, interval):
+        self.interval, self.frames = interval, []
+
+    def describeNextReport(self, simulation):
+        return {"steps": self.interval - simulation.currentStep % self.interval, "periodic": False,
+                "include": ["positions"]}
+
+    def report(self, simulation, state):
+        self.frames.append((state.getPositions(asNumpy=True).value_in_unit(unit.nanometer),
+                            state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer)))

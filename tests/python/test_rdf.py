@@ -11,7 +11,7 @@ import openmm.app as app
 import openmm.unit as unit
 import pytest
 
-from conftest import water_box
+from conftest import PositionRecorder, water_box
 from rdf_brute_force import assert_in_band, count_band
 from openmmnarumi import RDFEngine, RDFReporter
 from openmmnarumi.rdf import cudaAvailable, selectAtoms
@@ -197,21 +197,6 @@ def test_select_atoms_queries():
     mdtraj = pytest.importorskip("mdtraj")
     assert selectAtoms(topology, "name O and resname HOH") == oxygens
     assert selectAtoms(mdtraj.Topology.from_openmm(topology), {"name": "O"}) == oxygens
-
-
-class PositionRecorder:
-    """Stores the frames OpenMM hands to reporters, for the oracle."""
-
-    def __init__(self, interval):
-        self.interval, self.frames = interval, []
-
-    def describeNextReport(self, simulation):
-        return {"steps": self.interval - simulation.currentStep % self.interval, "periodic": False,
-                "include": ["positions"]}
-
-    def report(self, simulation, state):
-        self.frames.append((state.getPositions(asNumpy=True).value_in_unit(unit.nanometer),
-                            state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer)))
 
 
 def run_water_simulation(platform_name, reporters, steps=20, edge=2.0):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import openmmnarumi
-from conftest import water_box
+from conftest import PositionRecorder, water_box
 from openmmnarumi import RDFEngine, RDFSampler
 from openmmnarumi.rdf import RDFResult, createSampler, cudaAvailable, exclusionGroups, samplerResult, selectAtoms
 
@@ -19,21 +19,6 @@ def platform_or_skip(name):
     if name not in names or (name == "CUDA" and not cudaAvailable()):
         pytest.skip(f"no {name} platform or device here")
     return openmm.Platform.getPlatformByName(name)
-
-
-class PositionRecorder:
-    """A reporter that keeps getState's positions and box every interval steps."""
-
-    def __init__(self, interval):
-        self.interval, self.frames = interval, []
-
-    def describeNextReport(self, simulation):
-        return {"steps": self.interval - simulation.currentStep % self.interval, "periodic": False,
-                "include": ["positions"]}
-
-    def report(self, simulation, state):
-        self.frames.append((state.getPositions(asNumpy=True).value_in_unit(unit.nanometer),
-                            state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer)))
 
 
 def water_simulation(platform, samplers, edge=2.0, properties=None):
