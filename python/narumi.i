@@ -11,6 +11,7 @@
 #include "NarumiNonbondedForce.h"
 #include "NonbondedForceConversion.h"
 #include "RDFSampler.h"
+#include "AttachedRDFSampler.h"
 #include "OpenMM.h"
 #include "OpenMMAmoeba.h"
 #include "OpenMMDrude.h"
@@ -175,6 +176,21 @@ public:
             return dynamic_cast<OpenMMNarumi::RDFSampler*>(&force) != NULL;
         }
     }
+};
+
+/**
+ * An RDFSampler attached to a Context that already exists (its System need not contain it): frames are taken from
+ * the Context's own positions when sample() is called; RDFReporter uses it.  The Context owns the sampler's kernel;
+ * after the Context is deleted or reinitialized, getResult() still returns the frames taken until then.
+ */
+class AttachedRDFSampler {
+public:
+    AttachedRDFSampler(OpenMM::Context& context, const RDFSampler& settings);
+    ~AttachedRDFSampler();
+    void sample();
+    RDFSamplerResult getResult() const;
+    bool isAttached() const;
+    const RDFSampler& getSettings() const;
 };
 
 }

@@ -91,6 +91,7 @@ protected:
     OpenMM::ForceImpl* createImpl() const override;
 
 private:
+    friend class AttachedRDFSampler;  // reaches the ContextImpl of a Context that does not contain the sampler
     std::vector<int> selection1, selection2, exclusionGroups;
     double rMin, rMax;
     int bins, samplingInterval;

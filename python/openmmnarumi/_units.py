@@ -30,6 +30,14 @@ def nanometers(value):
     return float(stripUnit(value, "nanometer"))
 
 
+def nanometers3(value):
+    """A float in nm^3 from a float (taken as nm^3) or an openmm.unit Quantity of volume."""
+    import openmm.unit as unit
+    if unit.is_quantity(value):
+        return float(value.value_in_unit(unit.nanometer ** 3))
+    return float(value)
+
+
 def positionsInNanometers(values, what="positions"):
     """A contiguous (N, 3) float64 array in nm from an array (taken as nm), a list of Vec3 or 3-sequences, or a
     Quantity of either."""

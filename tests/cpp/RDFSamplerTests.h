@@ -11,6 +11,7 @@
  */
 
 #include "NarumiTestSystems.h"
+#include "AttachedRDFSampler.h"
 #include "RDFSampler.h"
 #include "RdfEngine.h"
 #include "openmm/HarmonicBondForce.h"
@@ -255,6 +256,68 @@ TEST_P(RDFSamplerTest, BadInputThrowsNamingTheValueAtContextCreation) {
     context.setPositions(b.positions);
     context.setPeriodicBoxVectors(Vec3(2.6, 0, 0), Vec3(0, 2.6, 0), Vec3(0, 0, 2.6));
     expectThrowsNaming([&] { integrator.step(1); }, "rMax = 1.3999999999999999 nm is more than half the box");
+}
+
+TEST_P(RDFSamplerTest, AttachedSamplerCountsTheFramesItIsAskedFor) {
+    // A Context whose System has no sampler: frames only at sample(), equal to the engine on getState's positions.
+    Box box = triclinicBox(3.6);
+    Ballistic b = ballisticSystem(900, &box, 3.2, 5);
+    VerletIntegrator integrator(0.002);
+    Context context(b.system, integrator, platform(), properties());
+    context.setPositions(b.positions);
+    context.setVelocities(b.velocities);
+    RDFSampler settings(indexRange(0, 900, 2), indexRange(1, 900, 2), 1.2, 120, 1);
+    AttachedRDFSampler attached(context, settings);
+    unique_ptr<OpenMMNarumi::Rdf::RdfEngine> engine = engineFor(b.system, settings);
+    for (int frame = 0; frame < 3; frame++) {
+        integrator.step(4);
+        State state = context.getState(State::Positions);
+        Vec3 a, v, c;
+        state.getPeriodicBoxVectors(a, v, c);
+        double vectors[9] = {a[0], a[1], a[2], v[0], v[1], v[2], c[0], c[1], c[2]};
+        engine->addFrame(reinterpret_cast<const double*>(state.getPositions().data()), vectors);
+        attached.sample();
+    }
+    RDFSamplerResult result = attached.getResult();
+    EXPECT_EQ(result.numFrames, 3);   // none taken by the steps themselves
+    EXPECT_EQ(result.lastSampledStep, 12);
+    expectResultEqualsEngine(result, *engine);
+}
+
+TEST_P(RDFSamplerTest, AttachedSamplerKeepsItsFramesWhenTheContextGoes) {
+    Box box = cubicBox(3.0);
+    Ballistic b = ballisticSystem(300, &box, 3.0, 3);
+    RDFSampler settings(indexRange(0, 300), {}, 1.0, 50, 1);
+    VerletIntegrator integrator(0.002);
+    auto context = make_unique<Context>(b.system, integrator, platform(), properties());
+    context->setPositions(b.positions);
+    AttachedRDFSampler attached(*context, settings);
+    attached.sample();
+    integrator.step(2);
+    attached.sample();
+    RDFSamplerResult live = attached.getResult();
+    EXPECT_EQ(live.numFrames, 2);
+    context->reinitialize(true);   // deletes the ContextImpl that owned the sampler's kernel
+    EXPECT_FALSE(attached.isAttached());
+    RDFSamplerResult kept = attached.getResult();
+    EXPECT_EQ(kept.numFrames, 2);
+    EXPECT_EQ(kept.pairCounts, live.pairCounts);
+    expectThrowsNaming([&] { attached.sample(); }, "deleted or reinitialized");
+    {
+        AttachedRDFSampler second(*context, settings);   // attaches to the new ContextImpl ...
+        second.sample();
+        context.reset();                                 // ... which is deleted before the handle
+        EXPECT_FALSE(second.isAttached());
+        EXPECT_EQ(second.getResult().numFrames, 1);
+    }
+    context = make_unique<Context>(b.system, integrator, platform(), properties());
+    context->setPositions(b.positions);
+    {
+        AttachedRDFSampler third(*context, settings);
+        third.sample();
+    }                                                    // the handle goes first: the Context runs on without it
+    integrator.step(3);
+    expectThrowsNaming([&] { AttachedRDFSampler(*context, RDFSampler({0, 1000})); }, "selection1[1] = 1000");
 }
 
 } // namespace

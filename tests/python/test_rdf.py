@@ -1,6 +1,7 @@
 """RDF engine, reporter and trajectory command against independent oracles: a double-precision NumPy brute force
 (exact counts up to float rounding at bin edges), mdtraj.compute_rdf, an ideal gas, an fcc crystal."""
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -221,21 +222,23 @@ def test_reporter_in_a_simulation(tmp_path, platform_name):
                            exclusion="residue")
     recorder = PositionRecorder(5)
     simulation = run_water_simulation(platform_name, [reporter, recorder])
-    assert reporter.describeNextReport(simulation) == {"steps": 5, "periodic": False, "include": ["positions"]}
+    assert reporter.describeNextReport(simulation) == {"steps": 5, "periodic": None, "include": []}
     reporter.close()
-    assert reporter.engine.numFrames == 4 == len(recorder.frames)
+    result = reporter.result()
+    assert result.frames == 4 == len(recorder.frames) and reporter.lastStep == 20
     oxygens = [atom.index for atom in simulation.topology.atoms() if atom.name == "O"]
     low, high = 0, 0
     for positions, box in recorder.frames:
         band = count_band(positions, box, oxygens, None, 0.0, 0.9, 90)
         low, high = low + band[0], high + band[1]
-    assert_in_band(reporter.engine.pairCounts(), (low, high, 0))
-    with open(csv_path) as handle:
-        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
+    assert_in_band(result.counts, (low, high, 0))
+    rows = list(csv.DictReader(open(csv_path)))
     assert len(rows) == 90
     g = np.array([float(row["g"]) for row in rows])
-    np.testing.assert_allclose(g, reporter.engine.rdf(), rtol=1e-8)
+    np.testing.assert_allclose(g, result.g, rtol=1e-8)
     assert 0.26 < float(rows[int(np.argmax(g))]["r_nm"]) < 0.30, "the first O-O peak of water"
+    metadata = json.loads((tmp_path / "oo.json").read_text())
+    assert metadata["frames"] == 4 and metadata["lastStep"] == 20 and metadata["units"]["r_nm"] == "nm"
     assert (tmp_path / "oo.png").stat().st_size > 1000
 
 
@@ -253,7 +256,7 @@ def test_trajectory_command_on_a_dcd(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "5 frames" in result.stdout and os.path.getsize(str(tmp_path / "rdf.png")) > 1000
     with open(out) as handle:
-        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
+        rows = list(csv.DictReader(handle))
     counts = np.array([int(row["pair_count"]) for row in rows])
     trajectory = mdtraj.load(dcd, top=pdb)
     oxygens, hydrogens = trajectory.topology.select("name O"), trajectory.topology.select("name H1 or name H2")

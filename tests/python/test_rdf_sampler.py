@@ -1,5 +1,7 @@
 """openmmnarumi.RDFSampler, the in-context RDF sampler: its counts and g(r) against RDFEngine on the same frames
 (CPU, and CUDA where present), topology selections and exclusions, errors naming the bad value, XML round trip."""
+import json
+
 import openmm
 import openmm.app as app
 import openmm.unit as unit
@@ -62,7 +64,7 @@ def test_result_equals_rdfengine_on_the_same_frames(platform_name, precision, ex
     expected = RDFResult.fromEngine(engine)
     assert isinstance(result, RDFResult)
     assert result.frames == expected.frames == 5
-    assert result.metadata["lastSampledStep"] == 20
+    assert result.metadata["lastStep"] == 20
     assert result.metadata["pairsPerFrame"] == expected.metadata["pairsPerFrame"]
     np.testing.assert_array_equal(result.counts, expected.counts)
     assert result.counts.sum() > 10000
@@ -89,8 +91,13 @@ def test_sampling_interval_and_files(tmp_path):
     assert len(raw.pairCounts) == 40
     result = samplerResult(sampler, simulation.context, run="test")
     result.writeCSV(tmp_path / "rdf.csv")
+    result.writeMetadata(tmp_path / "rdf.json")
     result.plot(tmp_path / "rdf.png")
-    assert "# backend: in-context RDFSampler (CPU)" in (tmp_path / "rdf.csv").read_text()
+    table = np.loadtxt(tmp_path / "rdf.csv", delimiter=",", skiprows=1)
+    assert table.shape == (40, 4) and np.array_equal(table[:, 3], result.counts)
+    metadata = json.loads((tmp_path / "rdf.json").read_text())
+    assert metadata["backend"] == "in-context RDFSampler (CPU)" and metadata["run"] == "test"
+    assert metadata["frames"] == 3 and metadata["lastStep"] == 8
     assert (tmp_path / "rdf.png").stat().st_size > 1000
     sampler.reset(simulation.context)
     assert sampler.getResult(simulation.context).numFrames == 0

@@ -1,113 +1,197 @@
-"""PotentialMapReporter: the time-averaged potential map of a running simulation."""
+"""PotentialMapReporter: the time-averaged potential map of a running simulation, on disk all along."""
 import os
 
 import numpy as np
 
-from .._system import chargesFromSystem
-from .._units import DEFAULT_TEMPERATURE, stripUnit, unitFactor
+from .._reporting import (Accumulation, UpdateSchedule, checkOutputPath, loadArrays, replaceAtomically, saveArrays,
+                          statePath, watchReporter)
+from .._system import chargesFromSystem, nonbondedCutoff
+from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
 from .engine import boxInNanometers, createEngine, makeLattice
 from .result import PotentialMap
 
 __all__ = ["PotentialMapReporter"]
 
+#: The cutoff (nm) of method 'cutoff' for a System whose nonbonded force has none.
+DEFAULT_MAP_CUTOFF = 1.2
+
 
 class PotentialMapReporter:
-    """Accumulates the time-averaged potential map of a simulation and writes it as OpenDX (+ a PNG slice).
+    """Accumulates the time-averaged potential map of a simulation and writes it as OpenDX (+ a PNG slice), like
+    OpenMM's own reporters writing as it goes.
 
     simulation.reporters.append(PotentialMapReporter("map.dx", 1000, spacing=0.05*nanometer))
-    ...; simulation.step(n); reporter.close()       # writes map.dx and map.png
 
-    method 'cutoff' (default) uses periodic images when the System is periodic; 'direct' sums every atom as reported
-    (molecules wrapped into the box), with no images.  region: see makeLattice (None: the periodic box, or the bounding
-    box of the first frame grown by margin).  The map stays on the GPU between reports; only close() copies it back.
+    method 'cutoff' (default) takes its cutoff from the System's NonbondedForce or NarumiNonbondedForce (1.2 nm if
+    that has none; cutoff= overrides it) and uses periodic images when the System is periodic; 'direct' sums every
+    atom as reported (molecules wrapped into the box), with no images.  region: see makeLattice (None: the periodic
+    box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
+    the System's); the files' values in units (kT/e at temperature K by default; kJ/mol/e, kcal/mol/e, V, mV, e/A).
+
+    Never losing data: the .dx and the state file (FILE.state.npz: the average and its frame count, for append=True)
+    are rewritten during the run after writeInterval reports or writeSeconds of wall time, whichever comes first
+    (None turns either off; updates are spaced so that writing costs at most 2% of the wall time), each replaced
+    atomically; close(), the end of the interpreter (also after an exception or SIGTERM) and the finalizer write
+    everything once more, the PNG slice (png=True: same stem; a path; False) included.
+
+    append=True continues the average of an earlier run of this reporter from its state file (after a restart from an
+    OpenMM checkpoint): frames at steps the state already holds are not counted twice.
     """
 
-    def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=1.2, region=None, margin=0.5,
+    def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=None, region=None, margin=0.5,
                  accumulation="compensated", backend="auto", units="kT/e", temperature=DEFAULT_TEMPERATURE, png=True,
-                 charges=None, sliceAxis="z"):
+                 charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False):
         if int(reportInterval) <= 0:
-            raise ValueError(f"reportInterval must be a positive number of steps, got {reportInterval}")
+            raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
         if method not in ("direct", "cutoff"):
             raise ValueError(f"method must be 'direct' or 'cutoff', got {method!r}")
+        if sliceAxis not in ("x", "y", "z"):
+            raise ValueError(f"sliceAxis must be 'x', 'y' or 'z', got {sliceAxis!r}")
+        spacingValue = nanometers(spacing)
+        if not np.isfinite(spacingValue) or spacingValue <= 0:
+            raise ValueError(f"spacing = {spacingValue} nm must be positive and finite")
+        if cutoff is not None and not (np.isfinite(nanometers(cutoff)) and nanometers(cutoff) > 0):
+            raise ValueError(f"cutoff = {nanometers(cutoff)} nm must be positive and finite")
         unitFactor(units, temperature)  # checks the units now rather than at the end of a long run
-        self._file = file
+        file = checkOutputPath(file, "PotentialMapReporter file")
+        pngPath = (os.path.splitext(file)[0] + ".png") if png is True else (os.fspath(png) if png else None)
+        if pngPath is not None:
+            checkOutputPath(pngPath, "PotentialMapReporter png")
         self._reportInterval = int(reportInterval)
-        self._spacing = spacing
-        self._method = method
-        self._cutoff = float(stripUnit(cutoff, "nanometer"))
-        self._region = region
-        self._margin = margin
-        self._accumulation = accumulation
-        self._backend = backend
-        self._units = units
-        self._temperature = temperature
-        self._png = (os.path.splitext(file)[0] + ".png") if png is True else (png or None)
-        self._charges = charges
-        self._sliceAxis = sliceAxis
-        self._engine = None
-        self._periodic = False
+        self._options = dict(spacing=spacing, method=method, cutoff=None if cutoff is None else nanometers(cutoff),
+                             region=region, margin=margin, accumulation=accumulation, backend=backend, charges=charges)
+        self._accumulation = _MapAccumulation(file, pngPath, units, temperature, sliceAxis,
+                                              UpdateSchedule(writeInterval, writeSeconds), append)
+        self._finalizer = watchReporter(self, self._accumulation)
         self._closed = False
 
     def describeNextReport(self, simulation):
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
         # Cutoff maps image atoms themselves; direct maps want molecules wrapped into the box.
-        return {"steps": steps, "periodic": self._method == "direct", "include": ["positions"]}
+        return {"steps": steps, "periodic": self._options["method"] == "direct", "include": ["positions"]}
 
     def report(self, simulation, state):
         if self._closed:
             raise RuntimeError("PotentialMapReporter.report called after close()")
         import openmm.unit as unit
+        accumulation = self._accumulation
+        if accumulation.engine is None:
+            accumulation.start(simulation.system, state, **self._options)
+        step = simulation.currentStep
+        if step <= accumulation.appendedLastStep:
+            return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
         positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
-        box = None
-        if self._engine is None:
-            self._start(simulation, state, positions)
-        if self._periodic:
-            box = boxInNanometers(state.getPeriodicBoxVectors())
-        self._engine.accumulate(np.asarray(positions, dtype=np.float64), box)
-
-    def _start(self, simulation, state, positions):
-        system = simulation.system
-        if self._charges is None:
-            charges = chargesFromSystem(system)
-        else:
-            charges = np.asarray(stripUnit(self._charges, "elementary_charge"), float)
-        if len(charges) != len(positions):
-            raise ValueError(f"{len(charges)} charges for {len(positions)} particles")
-        self._periodic = self._method == "cutoff" and system.usesPeriodicBoundaryConditions()
-        box = boxInNanometers(state.getPeriodicBoxVectors()) if self._periodic else None
-        lattice = makeLattice(self._spacing, self._region, positions, box, self._margin)
-        self._engine = createEngine(lattice, charges, self._method, self._cutoff, self._accumulation, self._backend)
+        box = boxInNanometers(state.getPeriodicBoxVectors()) if accumulation.periodic else None
+        accumulation.engine.accumulate(np.asarray(positions, dtype=np.float64), box)
+        accumulation.lastStep = step
+        accumulation.reported()
 
     @property
     def backend(self):
         """'cuda' or 'cpu' once the first report has been made, else None."""
-        return None if self._engine is None else self._engine.backend
+        engine = self._accumulation.engine
+        return None if engine is None else engine.backend
+
+    @property
+    def cutoff(self):
+        """The cutoff (nm) of method 'cutoff' once the first report has been made (None before, and for 'direct')."""
+        return self._accumulation.cutoff
 
     @property
     def map(self):
-        """The time average so far as a PotentialMap (kJ/mol/e)."""
-        if self._engine is None or self._engine.numFrames == 0:
-            raise RuntimeError("no frame has been reported yet")
-        return PotentialMap._fromEngineArray(self._engine.average(), self._engine, frames=self._engine.numFrames,
-                                             method=self._method, cutoff=self._cutoff if self._method == "cutoff" else None)
+        """The time average so far (this run's frames and an appended earlier run's) as a PotentialMap (kJ/mol/e)."""
+        return self._accumulation.map()
 
     def close(self):
-        """Writes the averaged map (.dx, and the PNG slice unless png=False).  Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._engine is None or self._engine.numFrames == 0:
-            return
-        average = self.map
-        average.writeDX(self._file, self._units, self._temperature)
-        if self._png:
-            average.writeSlicePNG(self._png, axis=self._sliceAxis, units=self._units, temperature=self._temperature,
-                                  title=f"{average.frames}-frame average")
+        """Writes the averaged map (.dx, the state file and the PNG slice unless png=False).  Idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer()
 
     finalize = close
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # never raise from a destructor
-            pass
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+
+
+class _MapAccumulation(Accumulation):
+    """The average of one PotentialMapReporter: an earlier run's (append=True) and the engine's."""
+
+    def __init__(self, file, pngPath, units, temperature, sliceAxis, schedule, append):
+        super().__init__(schedule)
+        self.file, self.pngPath = file, pngPath
+        self.statePath = statePath(file)
+        self.units, self.temperature, self.sliceAxis = units, temperature, sliceAxis
+        self.engine = None
+        self.charges = None
+        self.periodic = False
+        self.method = None
+        self.cutoff = None
+        self.appended = loadArrays(self.statePath, "PotentialMapReporter") if append else None
+        self.appendedLastStep = -1 if self.appended is None else int(self.appended["lastStep"])
+
+    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges):
+        """The engine, from the System and the first frame: charges, cutoff and periodicity, the lattice."""
+        import openmm.unit as unit
+        positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+        if charges is None:
+            charges = chargesFromSystem(system)
+        else:
+            charges = np.asarray(stripUnit(charges, "elementary_charge"), float)
+        if len(charges) != len(positions):
+            raise ValueError(f"{len(charges)} charges for {len(positions)} particles")
+        if method == "cutoff" and cutoff is None:
+            cutoff = nonbondedCutoff(system) or DEFAULT_MAP_CUTOFF
+        self.method, self.cutoff = method, (cutoff if method == "cutoff" else None)
+        self.periodic = method == "cutoff" and system.usesPeriodicBoundaryConditions()
+        box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
+        lattice = makeLattice(spacing, region, positions, box, margin)
+        engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
+                              accumulation, backend)
+        if self.appended is not None:
+            self._checkAppended(engine, charges)
+        self.engine, self.charges = engine, charges
+
+    def _signature(self, engine, charges):
+        return {"origin": np.asarray(engine.origin, float), "spacing": np.asarray(engine.spacing, float),
+                "dims": np.asarray(engine.dims, np.int64), "charges": np.asarray(charges, float),
+                "method": np.array(self.method), "cutoff": np.array(-1.0 if self.cutoff is None else self.cutoff)}
+
+    def _checkAppended(self, engine, charges):
+        for key, value in self._signature(engine, charges).items():
+            earlier = self.appended[key]
+            if earlier.shape != value.shape or not np.array_equal(earlier, value):
+                raise ValueError(f"append=True: {self.statePath!r} was written with other settings ({key} differs); "
+                                 "use another file or append=False")
+
+    def frames(self):
+        earlier = 0 if self.appended is None else int(self.appended["frames"])
+        return earlier + (0 if self.engine is None else self.engine.numFrames)
+
+    def averageArray(self):
+        """The average in the engine's layout (nz, ny, nx), kJ/mol/e: the earlier run's frames and this run's."""
+        current = self.engine.numFrames
+        average = np.asarray(self.engine.average(), dtype=np.float64) if current else 0.0
+        if self.appended is None or int(self.appended["frames"]) == 0:
+            return average
+        earlierFrames = int(self.appended["frames"])
+        return (self.appended["average"] * earlierFrames + average * current) / (earlierFrames + current)
+
+    def map(self):
+        if self.engine is None or self.frames() == 0:
+            raise RuntimeError("no frame has been reported yet")
+        return PotentialMap._fromEngineArray(self.averageArray(), self.engine, frames=self.frames(), method=self.method,
+                                             cutoff=self.cutoff)
+
+    def writeResults(self, final):
+        average = self.map()
+        replaceAtomically(self.file, lambda path: average.writeDX(path, self.units, self.temperature))
+        saveArrays(self.statePath, average=self.averageArray(), frames=self.frames(), lastStep=self.lastStep,
+                   **self._signature(self.engine, self.charges))
+        if final and self.pngPath is not None:
+            replaceAtomically(self.pngPath, lambda path: average.writeSlicePNG(
+                path, axis=self.sliceAxis, units=self.units, temperature=self.temperature,
+                title=f"{average.frames}-frame average"))

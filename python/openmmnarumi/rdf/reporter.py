@@ -1,111 +1,223 @@
-"""RDFReporter: g(r) accumulated while OpenMM simulates, written as CSV and PNG."""
+"""RDFReporter: g(r) accumulated inside the running Context, on disk all along (CSV + JSON sidecar, PNG at the end)."""
 import os
+import warnings
 
-from .._units import nanometers
-from .engine import RDFEngine
-from .result import RDFResult, outputPaths
+import numpy as np
+
+from .._reporting import (Accumulation, UpdateSchedule, checkOutputPath, loadArrays, replaceAtomically, saveArrays,
+                          statePath, watchReporter)
+from .._units import nanometers, nanometers3
+from .result import RDFCounts, RDFResult, metadataPath, outputPaths
 from .selection import exclusionGroups, selectAtoms
 
 __all__ = ["RDFReporter"]
 
 
 class RDFReporter:
-    """An OpenMM reporter that accumulates g(r) every reportInterval steps.
+    """An OpenMM reporter that accumulates g(r) every reportInterval steps, like OpenMM's own reporters writing as it
+    goes.
 
     RDFReporter(file, reportInterval, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0, exclusion=None,
-    backend="auto", algorithm="auto", plot=True, writeInterval=None, referenceVolume=None)
+    plot=True, writeInterval=10, writeSeconds=60, append=False, referenceVolume=None)
 
-    file: the CSV path (the PNG goes next to it, same stem).  selection1/2: see the module documentation.
+    Frames are histogrammed inside the Context by the plugin's RDF sampling kernel on the Context's own positions (on
+    CUDA: OpenMM's device buffer, on its stream, with no getState copy); the Context's platform must be Reference,
+    CPU or CUDA.
+
+    file: the CSV path (r_nm, g, n, pair_count under one header line); beside it FILE.json (metadata: frames,
+    selections, range, units), FILE.csv.state.npz (the counts, for append=True) and, unless plot=False, the PNG
+    (same stem).  selection1/2: atom indices, an mdtraj selection string or a query dict (see the rdf module).
     rMax, rMin: nm or length Quantities.  exclusion: None, "residue", "molecule" or a group per atom.
-    writeInterval: also rewrite the files every this many reports (default: only at close()).
-    referenceVolume: nm^3, to normalise g(r) of simulations without a periodic box.
+    referenceVolume: nm^3 (or a volume Quantity), to normalise g(r) of simulations without a periodic box.
+
+    Never losing data: the CSV, JSON and state are rewritten during the run after writeInterval reports or
+    writeSeconds of wall time, whichever comes first (None turns either off; updates are spaced so that writing
+    costs at most 2% of the wall time), each file replaced atomically; close(), the end of the interpreter (also
+    after an exception or SIGTERM) and the reporter's finalizer write everything once more, PNG included.
+
+    append=True continues the accumulation of an earlier run of this reporter from its state file (after a
+    restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.
     """
 
     def __init__(self, file, reportInterval, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0, exclusion=None,
-                 backend="auto", algorithm="auto", plot=True, writeInterval=None, referenceVolume=None):
+                 plot=True, writeInterval=10, writeSeconds=60.0, append=False, referenceVolume=None, backend=None,
+                 algorithm=None):
+        import openmm
+        from ..narumi import RDFSampler
+        if backend is not None or algorithm is not None:
+            warnings.warn("RDFReporter: backend and algorithm are deprecated and ignored (the Context's platform "
+                          "computes the frames); they will be removed in the next release", DeprecationWarning,
+                          stacklevel=2)
         if int(reportInterval) < 1:
-            raise ValueError(f"reportInterval = {reportInterval} must be at least 1")
-        self._csvPath, self._pngPath = outputPaths(os.fspath(file))
+            raise ValueError(f"reportInterval = {reportInterval} must be at least 1 step")
+        for name, selection in (("selection1", selection1), ("selection2", selection2)):
+            if selection is not None and not isinstance(selection, (str, dict)) and len(selection) == 0:
+                raise ValueError(f"{name} is empty: it must select at least one atom")
+        if not (exclusion is None or exclusion in ("residue", "molecule") or not isinstance(exclusion, str)):
+            raise ValueError(f"exclusion = {exclusion!r} must be None, 'residue', 'molecule' or a group per atom")
+        try:  # the C++ class checks range and bins now; the selections are checked against the System later
+            settings = RDFSampler([], [], nanometers(rMax), int(bins), 1, nanometers(rMin))
+        except openmm.OpenMMException as error:
+            raise ValueError(f"RDFReporter: {error}") from None
+        csvPath, pngPath = outputPaths(os.fspath(file))
+        checkOutputPath(csvPath, "RDFReporter file")
         self._reportInterval = int(reportInterval)
         self._selections = (selection1, selection2)
-        self._rMax, self._rMin, self._bins = nanometers(rMax), nanometers(rMin), int(bins)
         self._exclusion = exclusion
-        self._backend, self._algorithm = backend, algorithm
-        self._plot = plot
-        self._writeInterval = writeInterval
-        self._referenceVolume = referenceVolume
-        self._engine = None
-        self._periodic = None
-        self._reports = 0
+        self._accumulation = _RDFAccumulation(csvPath, pngPath if plot else None, settings,
+                                              None if referenceVolume is None else nanometers3(referenceVolume),
+                                              UpdateSchedule(writeInterval, writeSeconds), append)
+        self._finalizer = watchReporter(self, self._accumulation)
         self._closed = False
-
-    @property
-    def engine(self):
-        """The RDFEngine (None before the first report)."""
-        return self._engine
 
     def describeNextReport(self, simulation):
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
-        # Positions only, not wrapped into the box: the engine applies the minimum image itself.
-        return {"steps": steps, "periodic": False, "include": ["positions"]}
+        # Nothing from getState: the frame is taken from the Context's own positions.
+        return {"steps": steps, "periodic": None, "include": []}
 
-    def _initialize(self, simulation):
+    def report(self, simulation, state):
+        if self._closed:
+            raise RuntimeError("this RDFReporter was closed")
+        accumulation = self._accumulation
+        if accumulation.sampler is None:
+            accumulation.attach(simulation.context, self._samplerSettings(simulation))
+        elif accumulation.context is not simulation.context or not accumulation.sampler.isAttached():
+            accumulation.attach(simulation.context, accumulation.sampler.getSettings())
+        step = simulation.currentStep
+        if step <= accumulation.appendedLastStep:
+            return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
+        accumulation.sampler.sample()
+        accumulation.lastStep = step
+        accumulation.reported()
+
+    def _samplerSettings(self, simulation):
+        import openmm
         topology = simulation.topology
         indices1 = selectAtoms(topology, self._selections[0])
-        indices2 = None if self._selections[1] is None else selectAtoms(topology, self._selections[1])
+        indices2 = [] if self._selections[1] is None else selectAtoms(topology, self._selections[1])
         if len(indices1) == 0:
             raise ValueError(f"selection1 {self._selections[0]!r} matched no atoms")
-        if indices2 is not None and len(indices2) == 0:
+        if self._selections[1] is not None and len(indices2) == 0:
             raise ValueError(f"selection2 {self._selections[1]!r} matched no atoms")
         molecules = None
         if self._exclusion == "molecule":
             molecules = [list(molecule) for molecule in simulation.context.getMolecules()]
         groups = exclusionGroups(topology, self._exclusion, molecules)
-        self._periodic = simulation.system.usesPeriodicBoundaryConditions()
-        self._engine = RDFEngine(simulation.system.getNumParticles(), indices1, indices2, rMax=self._rMax,
-                                 bins=self._bins, rMin=self._rMin, exclusionGroups=groups, backend=self._backend,
-                                 algorithm=self._algorithm)
-        if self._engine.numPairsPerFrame == 0:
-            raise ValueError("the selections have no atom pairs (one atom, or every pair excluded)")
-        if self._referenceVolume is not None:
-            self._engine.setReferenceVolume(nanometers(self._referenceVolume))
+        settings = self._accumulation.settings
+        settings.setSelections([int(i) for i in indices1], [int(i) for i in indices2])
+        if groups is not None:
+            settings.setExclusionGroups([int(g) for g in groups])
+        if self._accumulation.appended is not None:
+            self._accumulation.checkAppendedSettings()
+        return settings
 
-    def report(self, simulation, state):
-        if self._closed:
-            raise RuntimeError("this RDFReporter was closed")
-        if self._engine is None:
-            self._initialize(simulation)
-        import openmm.unit as unit
-        positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
-        box = state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer) if self._periodic else None
-        self._engine.addFrame(positions, box)
-        self._reports += 1
-        if self._writeInterval and self._reports % int(self._writeInterval) == 0:
-            self.write()
+    @property
+    def lastStep(self):
+        """The step of the last frame counted (-1 before the first)."""
+        return self._accumulation.lastStep
 
     def result(self):
-        """The RDF so far, as an RDFResult."""
-        if self._engine is None or self._engine.numFrames == 0:
-            raise RuntimeError("no frame was reported yet")
-        return RDFResult.fromEngine(self._engine, rMin=self._engine.rMin, rMax=self._engine.rMax,
-                                    bins=self._engine.bins, exclusion=self._exclusion)
+        """The RDF so far (this run's frames plus an appended earlier run's), as an RDFResult."""
+        return self._accumulation.result()
 
     def write(self):
-        """Writes the CSV (and the PNG if plot=True) for the frames so far."""
-        result = self.result()
-        result.writeCSV(self._csvPath)
-        if self._plot:
-            result.plot(self._pngPath)
-        return result
+        """Writes the CSV, its JSON sidecar, the state file and (if plot) the PNG for the frames so far."""
+        self._accumulation.write(final=True)
+        return self.result()
 
     def close(self):
-        """Writes the files once more and stops accepting reports."""
-        if not self._closed and self._engine is not None and self._engine.numFrames > 0:
-            self.write()
-        self._closed = True
+        """Writes every file once more and stops accepting reports.  Idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exception):
         self.close()
+
+
+class _RDFAccumulation(Accumulation):
+    """The counts of one RDFReporter: an earlier run's (append=True), those of Contexts this reporter was attached to
+    before (deleted or reinitialized), and the live AttachedRDFSampler's."""
+
+    def __init__(self, csvPath, pngPath, settings, referenceVolume, schedule, append):
+        super().__init__(schedule)
+        self.csvPath, self.pngPath = csvPath, pngPath
+        self.statePath = statePath(csvPath)
+        self.settings = settings
+        self.referenceVolume = referenceVolume
+        self.sampler = None
+        self.context = None
+        self.platform = None
+        self.earlier = RDFCounts.empty(settings.getNumBins())
+        self.appended = loadArrays(self.statePath, "RDFReporter") if append else None
+        self.appendedLastStep = -1
+        if self.appended is not None:
+            self.earlier = RDFCounts(counts=self.appended["counts"].astype(np.uint64),
+                                     frames=int(self.appended["frames"]),
+                                     framesWithoutBox=int(self.appended["framesWithoutBox"]),
+                                     sumInverseVolume=float(self.appended["sumInverseVolume"]),
+                                     pairsPerFrame=int(self.appended["pairsPerFrame"]),
+                                     lastStep=int(self.appended["lastStep"]))
+            self.appendedLastStep = self.lastStep = self.earlier.lastStep
+
+    def checkAppendedSettings(self):
+        """The earlier run must have counted the same pairs into the same bins."""
+        current = self._signature()
+        for key, value in current.items():
+            earlier = self.appended[key]
+            if earlier.shape != value.shape or not np.array_equal(earlier, value):
+                raise ValueError(f"append=True: {self.statePath!r} was written with other settings ({key} differs); "
+                                 "use another file or append=False")
+
+    def _signature(self):
+        s = self.settings
+        return {"selection1": np.asarray(s.getSelection1(), dtype=np.int64),
+                "selection2": np.asarray(s.getSelection2(), dtype=np.int64),
+                "exclusionGroups": np.asarray(s.getExclusionGroups(), dtype=np.int64),
+                "range": np.array([s.getRMin(), s.getRMax()]), "bins": np.array(s.getNumBins())}
+
+    def attach(self, context, settings):
+        from ..narumi import AttachedRDFSampler
+        if self.sampler is not None:
+            self.earlier = self.earlier + self._liveCounts()
+            self.sampler = None  # detaches from the previous Context if that still exists
+        platform = context.getPlatform()
+        if not platform.supportsKernels(["CalcRDFSampler"]):
+            raise ValueError(f"RDFReporter: the Context runs on the {platform.getName()} platform, which has no RDF "
+                             "sampling kernel (Reference, CPU and CUDA have); use computeRDFTrajectory on a trajectory")
+        self.sampler = AttachedRDFSampler(context, settings)
+        self.context = context
+        self.platform = platform.getName()
+
+    def _liveCounts(self):
+        counts = RDFCounts.fromSamplerResult(self.sampler.getResult())
+        counts.lastStep = -1
+        return counts
+
+    def counts(self):
+        total = self.earlier if self.sampler is None else self.earlier + self._liveCounts()
+        total.lastStep = self.lastStep
+        return total
+
+    def frames(self):
+        return self.counts().frames
+
+    def result(self):
+        s = self.settings
+        size1 = len(s.getSelection1())
+        return RDFResult.fromCounts(self.counts(), s.getRMin(), s.getRMax(), size1, len(s.getSelection2()) or size1,
+                                    self.referenceVolume, backend=f"in-context ({self.platform} platform)")
+
+    def writeResults(self, final):
+        counts = self.counts()
+        result = self.result()
+        replaceAtomically(self.csvPath, result.writeCSV)
+        replaceAtomically(metadataPath(self.csvPath), result.writeMetadata)
+        saveArrays(self.statePath, counts=counts.counts.astype(np.int64), frames=counts.frames,
+                   framesWithoutBox=counts.framesWithoutBox, sumInverseVolume=counts.sumInverseVolume,
+                   pairsPerFrame=counts.pairsPerFrame, lastStep=counts.lastStep, **self._signature())
+        if final and self.pngPath is not None:
+            replaceAtomically(self.pngPath, result.plot)

@@ -1,8 +1,6 @@
 """g(r) sampled inside OpenMM's Context by the openmmnarumi.RDFSampler force, and its result as an RDFResult."""
-import numpy as np
-
-from .._units import nanometers
-from .result import RDFResult
+from .._units import nanometers, nanometers3
+from .result import RDFCounts, RDFResult
 from .selection import bondedMolecules, exclusionGroups, selectAtoms
 
 __all__ = ["createSampler", "samplerResult"]
@@ -38,32 +36,14 @@ def samplerResult(sampler, context, referenceVolume=None, **metadata):
     The normalisation is RDFEngine's (docs/rdf.md), evaluated in the same order, so a sampler and an engine that saw
     the same frames give the same numbers.  referenceVolume (nm^3) normalises frames without a periodic box.
     """
-    raw = sampler.getResult(context)
-    frames = int(raw.numFrames)
-    if frames == 0:
+    counts = RDFCounts.fromSamplerResult(sampler.getResult(context))
+    if counts.frames == 0:
         raise RuntimeError("the RDFSampler has sampled no frame yet (frames are taken at the start of each step whose "
                            "step count is a multiple of its sampling interval)")
-    counts = np.array(raw.pairCounts, dtype=np.uint64)
-    rMin, rMax, bins = sampler.getRMin(), sampler.getRMax(), sampler.getNumBins()
-    width = (rMax - rMin) / bins
-    edges = rMin + np.arange(bins + 1, dtype=np.float64) * width
-    edges[bins] = rMax
-    centers = 0.5 * (edges[:-1] + edges[1:])
-    numPairs = int(raw.numPairsPerFrame)
     size1 = len(sampler.getSelection1())
     size2 = len(sampler.getSelection2()) or size1
-    withoutBox = int(raw.framesWithoutBox)
-    if withoutBox > 0 and referenceVolume is None:
-        raise ValueError(f"{withoutBox} frames had no periodic box: pass referenceVolume to normalise g(r)")
-    sumInverseVolume = raw.sumInverseVolume + (withoutBox / nanometers(referenceVolume) if withoutBox else 0.0)
-    if numPairs <= 0:
-        raise ValueError(f"g(r) is undefined: there are no atom pairs to normalise by (selection sizes {size1} and {size2})")
-    shells = 4.0 / 3.0 * np.pi * (edges[1:] * edges[1:] * edges[1:] - edges[:-1] * edges[:-1] * edges[:-1])
-    g = counts.astype(np.float64) / (float(numPairs) * sumInverseVolume * shells)
-    n = np.cumsum(counts).astype(np.float64) / (float(frames) * size1)
-    platform = context.getPlatform().getName()
-    info = dict(selection1Size=size1, selection2Size=size2, pairsPerFrame=numPairs,
-                backend=f"in-context RDFSampler ({platform})", samplingInterval=sampler.getSamplingInterval(),
-                lastSampledStep=int(raw.lastSampledStep), rMin=rMin, rMax=rMax, bins=bins)
+    info = dict(backend=f"in-context RDFSampler ({context.getPlatform().getName()})",
+                samplingInterval=sampler.getSamplingInterval())
     info.update(metadata)
-    return RDFResult(r=centers, g=g, n=n, counts=counts, edges=edges, frames=frames, metadata=info)
+    return RDFResult.fromCounts(counts, sampler.getRMin(), sampler.getRMax(), size1, size2,
+                                None if referenceVolume is None else nanometers3(referenceVolume), **info)

@@ -1,0 +1,238 @@
+"""The reporters never lose data: real simulating subprocesses (reporter_run.py) that end without close(), are
+killed (SIGKILL, SIGTERM) or fail (a reporter, the integrator), and what is on disk afterwards; append=True after a
+checkpoint restart equals one uninterrupted run.  Plus the checks that fail at creation rather than after a run."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import openmm
+import openmm.unit as unit
+import pytest
+
+from openmmnarumi import PotentialMapReporter, RDFReporter
+from openmmnarumi._reporting import UpdateSchedule, replaceAtomically
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reporter_run.py")
+INTERVAL = 5
+
+
+def run_script(outdir, mode, *arguments, timeout=180):
+    return subprocess.run([sys.executable, SCRIPT, str(outdir), mode, *map(str, arguments)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def printed_frames(stdout):
+    """(step, written step) of each 'frame' line the script printed."""
+    return [tuple(int(v) for v in line.split()[1:]) for line in stdout.splitlines() if line.startswith("frame ")]
+
+
+def files_on_disk(outdir):
+    """What a reader finds: the RDF CSV (parsed), its JSON, the state files, the map's frames from the .dx header."""
+    table = np.loadtxt(outdir / "rdf.csv", delimiter=",", skiprows=1)
+    metadata = json.loads((outdir / "rdf.json").read_text())
+    with np.load(outdir / "rdf.csv.state.npz") as state:
+        rdfState = {key: state[key] for key in state.files}
+    with np.load(outdir / "map.dx.state.npz") as state:
+        mapState = {key: state[key] for key in state.files}
+    header = (outdir / "map.dx").read_text().splitlines()[0]
+    dxFrames = int(header.split(", ")[-1].split(" frame")[0])
+    return table, metadata, rdfState, mapState, dxFrames
+
+
+def assert_consistent(outdir):
+    """Every file holds the same frames, each frame of every report step up to lastStep (none lost, none twice)."""
+    table, metadata, rdfState, mapState, dxFrames = files_on_disk(outdir)
+    assert table.shape == (90, 4)
+    lastStep = metadata["lastStep"]
+    assert metadata["frames"] == lastStep // INTERVAL == int(rdfState["frames"]) == int(mapState["frames"]) == dxFrames
+    assert np.array_equal(table[:, 3], rdfState["counts"]) and int(mapState["lastStep"]) == lastStep
+    assert not [name for name in os.listdir(outdir) if name.startswith(".")], "no temporary file left behind"
+    return lastStep
+
+
+def test_a_script_that_never_calls_close_leaves_complete_files(tmp_path):
+    result = run_script(tmp_path, "plain", 40)
+    assert result.returncode == 0, result.stderr
+    assert assert_consistent(tmp_path) == 40
+    assert (tmp_path / "rdf.png").stat().st_size > 1000 and (tmp_path / "map.png").stat().st_size > 1000
+    assert [written for _, written in printed_frames(result.stdout)] == [-1, 10, 10, 20, 20, 30, 30, 40]
+
+
+def test_sigkill_leaves_every_frame_up_to_the_last_update(tmp_path):
+    result = run_script(tmp_path, "self-kill", 35)
+    assert result.returncode == -signal.SIGKILL
+    frames = printed_frames(result.stdout)
+    assert frames[-1] == (35, 30)
+    assert assert_consistent(tmp_path) == 30, "the update at step 30 is on disk, step 35's frame is lost"
+    assert not (tmp_path / "rdf.png").exists(), "the picture is drawn at the end only"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_signal_from_outside_while_simulating(tmp_path, sig):
+    process = subprocess.Popen([sys.executable, SCRIPT, str(tmp_path), "run-forever"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        for line in process.stdout:
+            if line.startswith("frame "):
+                seen.append(tuple(int(v) for v in line.split()[1:]))
+                if seen[-1][1] >= 20:
+                    break
+        process.send_signal(sig)
+        rest, errors = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    seen += printed_frames(rest)
+    lastStep = assert_consistent(tmp_path)
+    if sig == signal.SIGKILL:
+        assert process.returncode == -signal.SIGKILL
+        assert lastStep >= seen[-1][1], "at least the last update the script reported"
+    else:
+        assert process.returncode == 128 + signal.SIGTERM, errors
+        assert lastStep >= seen[-1][0], "every frame taken before the signal"
+        assert (tmp_path / "rdf.png").exists() and (tmp_path / "map.png").exists()
+
+
+@pytest.mark.parametrize("mode", ["reporter-raises", "integrator-raises"])
+def test_an_exception_inside_step_leaves_every_frame(tmp_path, mode):
+    result = run_script(tmp_path, mode, 20)
+    assert result.returncode == 1
+    assert ("a reporter failed" if mode == "reporter-raises" else "NaN") in result.stderr
+    assert assert_consistent(tmp_path) == 20
+    assert (tmp_path / "rdf.png").exists()
+
+
+def test_append_after_a_checkpoint_restart_equals_one_run(tmp_path):
+    interrupted, whole = tmp_path / "interrupted", tmp_path / "whole"
+    interrupted.mkdir()
+    whole.mkdir()
+    first = run_script(interrupted, "plain", 40, 20)  # a checkpoint at step 20, files written up to step 40
+    assert first.returncode == 0, first.stderr
+    assert assert_consistent(interrupted) == 40
+    second = run_script(interrupted, "append", 40)    # from the checkpoint: steps 25-40 again, then 45-60
+    assert second.returncode == 0, second.stderr
+    assert assert_consistent(interrupted) == 60
+    assert run_script(whole, "plain", 60).returncode == 0
+    resumed, single = files_on_disk(interrupted), files_on_disk(whole)
+    assert np.array_equal(resumed[0], single[0]), "the same counts, g(r) and n(r) as one uninterrupted run"
+    np.testing.assert_allclose(resumed[3]["average"], single[3]["average"], rtol=1e-13, atol=0)
+
+
+def test_append_refuses_other_settings_and_missing_state(tmp_path):
+    with pytest.raises(FileNotFoundError, match="rdf.csv.state.npz"):
+        RDFReporter(str(tmp_path / "rdf.csv"), 5, [0, 3], append=True)
+    with pytest.raises(FileNotFoundError, match="map.dx.state.npz"):
+        PotentialMapReporter(str(tmp_path / "map.dx"), 5, append=True)
+    assert run_script(tmp_path, "plain", 10).returncode == 0
+    topology, positions, system = _water()
+    simulation = _simulation(topology, positions, system)
+    reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, {"name": "O"}, rMax=0.9, bins=80, append=True)
+    with pytest.raises(ValueError, match="bins differs"):
+        reporter.report(simulation, None)
+    reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, {"name": "H1"}, rMax=0.9, bins=90, append=True)
+    with pytest.raises(ValueError, match="selection1 differs"):
+        reporter.report(simulation, None)
+
+
+def _water():
+    from conftest import water_box
+    return water_box(2.0)
+
+
+def _simulation(topology, positions, system, platform="CPU"):
+    import openmm.app as app
+    integrator = openmm.VerletIntegrator(0.001)
+    simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName(platform))
+    simulation.context.setPositions(positions)
+    return simulation
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(rMax=0), "rMax = 0"), (dict(bins=0), "bins = 0"), (dict(rMax=1.0, rMin=1.5), "rMax = 1"),
+    (dict(reportInterval=0), "reportInterval = 0"), (dict(reportInterval=-5), "reportInterval = -5"),
+    (dict(selection1=[]), "selection1 is empty"), (dict(selection2=[]), "selection2 is empty"),
+    (dict(file="/no/such/directory/rdf.csv"), "does not exist"), (dict(writeInterval=0), "writeInterval = 0"),
+    (dict(writeSeconds=-1), "writeSeconds = -1"), (dict(exclusion="chain"), "exclusion = 'chain'")])
+def test_rdf_reporter_refuses_bad_input_when_created(tmp_path, arguments, message):
+    values = dict(file=str(tmp_path / "rdf.csv"), reportInterval=10, selection1=[0, 3])
+    values.update(arguments)
+    with pytest.raises(ValueError, match=message):
+        RDFReporter(**values)
+
+
+def test_rdf_reporter_refuses_what_the_system_decides_at_the_first_report(tmp_path):
+    topology, positions, system = _water()
+    simulation = _simulation(topology, positions, system)
+    for arguments, message in [(dict(selection1=[0, 10 ** 6]), "selection1\\[1\\] = 1000000 is not an atom index"),
+                               (dict(selection1={"name": "X"}), "matched no atoms"),
+                               (dict(selection1={"name": "O"}, rMax=1.5), "rMax")]:
+        reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, **arguments)
+        with pytest.raises((ValueError, openmm.OpenMMException), match=message):
+            reporter.report(simulation, None)
+    assert not (tmp_path / "rdf.csv").exists()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(reportInterval=0), "reportInterval = 0"), (dict(spacing=0), "spacing = 0"),
+    (dict(spacing=-0.1 * unit.nanometer), "spacing = -0.1"), (dict(cutoff=0), "cutoff = 0"),
+    (dict(method="pme"), "method must be"), (dict(units="kT"), "units must be one of"),
+    (dict(units="kT/e", temperature=-3), "temperature must be positive"),
+    (dict(file="/no/such/directory/map.dx"), "does not exist"), (dict(sliceAxis="w"), "sliceAxis")])
+def test_potential_map_reporter_refuses_bad_input_when_created(tmp_path, arguments, message):
+    values = dict(file=str(tmp_path / "map.dx"), reportInterval=10)
+    values.update(arguments)
+    with pytest.raises(ValueError, match=message):
+        PotentialMapReporter(**values)
+
+
+def test_potential_map_reporter_takes_the_systems_cutoff(tmp_path):
+    topology, positions, system = _water()
+    for force in system.getForces():
+        if isinstance(force, openmm.NonbondedForce):
+            force.setCutoffDistance(0.85)
+    simulation = _simulation(topology, positions, system)
+    reporter = PotentialMapReporter(str(tmp_path / "map.dx"), 5, spacing=0.25, backend="cpu")
+    simulation.reporters.append(reporter)
+    simulation.step(5)
+    assert reporter.cutoff == pytest.approx(0.85)
+    explicit = PotentialMapReporter(str(tmp_path / "map2.dx"), 5, spacing=0.25, cutoff=0.7 * unit.nanometer,
+                                    backend="cpu")
+    simulation.reporters.append(explicit)
+    simulation.step(5)
+    assert explicit.cutoff == pytest.approx(0.7)
+
+
+def test_files_are_replaced_atomically(tmp_path):
+    path = tmp_path / "result.csv"
+    path.write_text("old\n")
+
+    def fails(temporary):
+        with open(temporary, "w") as out:
+            out.write("half a fi")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        replaceAtomically(str(path), fails)
+    assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["result.csv"]
+    replaceAtomically(str(path), lambda temporary: open(temporary, "w").write("new\n"))
+    assert path.read_text() == "new\n" and os.listdir(tmp_path) == ["result.csv"]
+    assert (os.stat(path).st_mode & 0o777) == (0o666 & ~_umask())
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_update_schedule():
+    schedule = UpdateSchedule(writeInterval=3, writeSeconds=None)
+    assert [schedule.reported() for _ in range(3)] == [False, False, True]
+    schedule.written(0.0)
+    assert [schedule.reported() for _ in range(3)] == [False, False, True]
+    schedule.written(1000.0)  # a write that took long: the next waits for 1000 s / MAXIMUM_WRITE_SHARE
+    assert not any(schedule.reported() for _ in range(10))
+    assert UpdateSchedule(writeInterval=None, writeSeconds=1e-9).reported()
