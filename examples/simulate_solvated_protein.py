@@ -57,8 +57,9 @@ def main():
         potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
         temperature = (2 * state.getKineticEnergy() / (dof * unit.MOLAR_GAS_CONSTANT_R)).value_in_unit(unit.kelvin)
         print(f"step {done:7d}  potential {potential:14.2f} kJ/mol  temperature {temperature:6.1f} K", flush=True)
-        if potential != potential or not 250 < temperature < 350:
-            sys.exit(f"unstable at step {done}")
+        # The first report still sees the minimized structure warming up (kinetic energy flows into the potential).
+        if potential != potential or (done > args.report_interval and not 250 < temperature < 350):
+            sys.exit(f"unstable at step {done}: potential {potential} kJ/mol, temperature {temperature:.1f} K")
     elapsed = time.perf_counter() - start
     print(f"{args.steps} steps stable; {args.steps * 4e-6 / elapsed * 86400:.1f} ns/day including reporting")
 

@@ -47,7 +47,7 @@ def fastest_platform_context(system, integrator, positions):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--box", type=float, default=2.5, help="edge of the cubic water box in nm (default 2.5)")
+    parser.add_argument("--box", type=float, default=3.5, help="edge of the cubic water box in nm (default 3.5: smaller boxes make the CUDA neighbour search warn that a 1.0 nm cutoff nearly reaches half the box)")
     parser.add_argument("--equilibration-steps", type=int, default=300)
     parser.add_argument("--steps", type=int, default=1000, help="NVE steps at 1 fs (default 1000)")
     args = parser.parse_args()

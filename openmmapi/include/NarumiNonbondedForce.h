@@ -57,41 +57,58 @@ public:
 
     NarumiNonbondedForce();
 
+    /** The number of particles (the System's, once all are added). */
     int getNumParticles() const {
         return particles.size();
     }
+    /** The number of exceptions (excluded or modified pairs). */
     int getNumExceptions() const {
         return exceptions.size();
     }
 
+    /** NoCutoff, CutoffNonPeriodic or CutoffPeriodic (default CutoffPeriodic). */
     NonbondedMethod getNonbondedMethod() const;
+    /** NoCutoff, CutoffNonPeriodic or CutoffPeriodic; another value throws naming it. */
     void setNonbondedMethod(NonbondedMethod method);
+    /** ReactionField (default), Shifted or NoCoulomb. */
     ElectrostaticsMethod getElectrostaticsMethod() const;
+    /** ReactionField, Shifted or NoCoulomb; another value throws naming it. */
     void setElectrostaticsMethod(ElectrostaticsMethod method);
+    /** How a GPU sums forces and energy (default Narumi); Reference and CPU always sum in double. */
     AccumulationMethod getAccumulationMethod() const;
+    /** One of the AccumulationMethod values; another value throws naming it. */
     void setAccumulationMethod(AccumulationMethod method);
 
     /** Cutoff distance in nm (ignored with NoCutoff).  Must be positive. */
     double getCutoffDistance() const;
+    /** Cutoff distance in nm; it must be positive and finite. */
     void setCutoffDistance(double distance);
     /** Dielectric constant of the reaction-field continuum (default 78.3). */
     double getReactionFieldDielectric() const;
+    /** Dielectric constant of the reaction-field continuum; it must be positive. */
     void setReactionFieldDielectric(double dielectric);
     /** Whether Lennard-Jones is smoothed to zero between the switching distance and the cutoff (OpenMM's polynomial). */
     bool getUseSwitchingFunction() const;
+    /** Turn Lennard-Jones switching on or off. */
     void setUseSwitchingFunction(bool use);
+    /** Where Lennard-Jones switching starts, in nm (used when switching is on; must lie below the cutoff). */
     double getSwitchingDistance() const;
+    /** Where Lennard-Jones switching starts, in nm: 0 <= distance < cutoff, checked at Context creation. */
     void setSwitchingDistance(double distance);
     /** Whether the isotropic long-range Lennard-Jones correction is added (periodic systems only; OpenMM's formula). */
     bool getUseDispersionCorrection() const;
+    /** Turn the long-range dispersion correction on or off (it applies to CutoffPeriodic only). */
     void setUseDispersionCorrection(bool use);
     /** Whether exceptions use the minimum-image convention (OpenMM's default: false). */
     bool getExceptionsUsePeriodicBoundaryConditions() const;
+    /** Whether exceptions use the minimum-image convention. */
     void setExceptionsUsePeriodicBoundaryConditions(bool periodic);
 
     /** Add a particle (charge in e, sigma in nm, epsilon in kJ/mol) and return its index. */
     int addParticle(double charge, double sigma, double epsilon);
+    /** A particle's charge (e), sigma (nm) and epsilon (kJ/mol); an index out of range throws naming it. */
     void getParticleParameters(int index, double& charge, double& sigma, double& epsilon) const;
+    /** Change a particle's charge (e), sigma (nm) and epsilon (kJ/mol); updateParametersInContext copies them. */
     void setParticleParameters(int index, double charge, double sigma, double epsilon);
 
     /**
@@ -100,7 +117,9 @@ public:
      * A second exception for the same pair is an error unless replace is true.
      */
     int addException(int particle1, int particle2, double chargeProd, double sigma, double epsilon, bool replace = false);
+    /** An exception's particles, charge product (e^2), sigma (nm) and epsilon (kJ/mol). */
     void getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const;
+    /** Change an exception's parameters (its pair must stay the same once a Context exists). */
     void setExceptionParameters(int index, int particle1, int particle2, double chargeProd, double sigma, double epsilon);
 
     /**
@@ -112,6 +131,7 @@ public:
     /** Copy particle and exception parameters into an existing Context (the exception pairs must not change). */
     void updateParametersInContext(OpenMM::Context& context);
 
+    /** True for CutoffPeriodic. */
     bool usesPeriodicBoundaryConditions() const override {
         return nonbondedMethod == CutoffPeriodic;
     }

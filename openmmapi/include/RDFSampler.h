@@ -44,6 +44,7 @@ public:
     explicit RDFSampler(const std::vector<int>& selection1, const std::vector<int>& selection2 = std::vector<int>(),
                         double rMax = 1.0, int bins = 200, int samplingInterval = 100, double rMin = 0.0);
 
+    /** The atom indices of selection 1. */
     const std::vector<int>& getSelection1() const {
         return selection1;
     }
@@ -51,28 +52,36 @@ public:
     const std::vector<int>& getSelection2() const {
         return selection2;
     }
+    /** Atom indices (selection2 empty: the same as selection1); checked against the System at Context creation. */
     void setSelections(const std::vector<int>& selection1, const std::vector<int>& selection2 = std::vector<int>());
+    /** The lower edge of the first bin, nm. */
     double getRMin() const {
         return rMin;
     }
+    /** The upper edge of the last bin, nm. */
     double getRMax() const {
         return rMax;
     }
     /** Throws unless 0 <= rMin < rMax (finite). */
     void setRange(double rMin, double rMax);
+    /** The number of histogram bins over [rMin, rMax). */
     int getNumBins() const {
         return bins;
     }
+    /** Throws unless bins >= 1. */
     void setNumBins(int bins);
+    /** Frames are taken at the start of each step whose step count is a multiple of this. */
     int getSamplingInterval() const {
         return samplingInterval;
     }
+    /** Throws unless steps >= 1. */
     void setSamplingInterval(int steps);
     /** One integer per particle (empty: none): pairs of atoms with equal groups are not counted, e.g. the residue
      *  or molecule index, as MDAnalysis' exclusion_block. */
     const std::vector<int>& getExclusionGroups() const {
         return exclusionGroups;
     }
+    /** One group per particle (checked against the System at Context creation), or empty for none. */
     void setExclusionGroups(const std::vector<int>& groupOfParticle);
 
     /** Downloads what context has sampled (waits for the device's queue on GPU platforms). */

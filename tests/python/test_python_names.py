@@ -240,3 +240,30 @@ def test_deprecated_prepare_molecule_keywords(data_dir):
     new = hcp.prepareMolecule(pdbFile=path, forcefield=("amber14-all.xml",), keepSolvent=False, pH=7.0)
     np.testing.assert_array_equal(old[1], new[1])
     np.testing.assert_array_equal(old[2], new[2])
+
+
+def test_every_public_name_has_a_docstring():
+    """help() shows something for every class, function, method and property users reach, SWIG's C++ classes too."""
+    import importlib
+    import inspect
+    missing, seen = [], set()
+
+    def check(obj, name):
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            if not (inspect.getdoc(obj) or "").strip():
+                missing.append(name)
+
+    for moduleName in ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp"]:
+        module = importlib.import_module(moduleName)
+        for attribute in module.__all__:
+            obj = getattr(module, attribute)
+            if inspect.ismodule(obj):
+                continue
+            check(obj, f"{moduleName}.{attribute}")
+            if inspect.isclass(obj):
+                for memberName, member in vars(obj).items():
+                    if not memberName.startswith("_") and memberName != "thisown" and (
+                            callable(member) or isinstance(member, (property, staticmethod, classmethod))):
+                        check(getattr(obj, memberName), f"{moduleName}.{attribute}.{memberName}")
+    assert not missing, f"no docstring: {missing}"

@@ -134,13 +134,13 @@ algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores), cudaDevice=0
         .def("rdf", [](PyRdfEngine& self) { return toArray(self.engine().rdf()); }, "g(r) at the bin centres.")
         .def("coordinationNumber", [](PyRdfEngine& self) { return toArray(self.engine().coordinationNumber()); },
              "n(r): mean number of selection-2 atoms within each bin's upper edge of a selection-1 atom.")
-        .def_property_readonly("numFrames", [](PyRdfEngine& self) { return self.engine().numFrames(); })
-        .def_property_readonly("numPairsPerFrame", [](PyRdfEngine& self) { return self.engine().numPairsPerFrame(); })
-        .def_property_readonly("selection1Size", [](PyRdfEngine& self) { return self.engine().selection1Size(); })
-        .def_property_readonly("selection2Size", [](PyRdfEngine& self) { return self.engine().selection2Size(); })
-        .def_property_readonly("backend", [](PyRdfEngine& self) { return self.engine().backendName(); })
-        .def_property_readonly("lastAlgorithm", [](PyRdfEngine& self) { return self.engine().lastAlgorithm(); })
-        .def_property_readonly("rMin", [](PyRdfEngine& self) { return self.engine().settings().rMin; })
-        .def_property_readonly("rMax", [](PyRdfEngine& self) { return self.engine().settings().rMax; })
-        .def_property_readonly("bins", [](PyRdfEngine& self) { return self.engine().settings().bins; });
+        .def_property_readonly("numFrames", [](PyRdfEngine& self) { return self.engine().numFrames(); }, "Frames added so far.")
+        .def_property_readonly("numPairsPerFrame", [](PyRdfEngine& self) { return self.engine().numPairsPerFrame(); }, "Distinct ordered pairs counted per frame (exclusions applied).")
+        .def_property_readonly("selection1Size", [](PyRdfEngine& self) { return self.engine().selection1Size(); }, "Atoms in selection 1.")
+        .def_property_readonly("selection2Size", [](PyRdfEngine& self) { return self.engine().selection2Size(); }, "Atoms in selection 2 (selection 1's size for one selection).")
+        .def_property_readonly("backend", [](PyRdfEngine& self) { return self.engine().backendName(); }, "'cuda' or 'cpu'.")
+        .def_property_readonly("lastAlgorithm", [](PyRdfEngine& self) { return self.engine().lastAlgorithm(); }, "'all-pairs' or 'cell-list': what the last frame used.")
+        .def_property_readonly("rMin", [](PyRdfEngine& self) { return self.engine().settings().rMin; }, "Lower edge of the first bin, nm.")
+        .def_property_readonly("rMax", [](PyRdfEngine& self) { return self.engine().settings().rMax; }, "Upper edge of the last bin, nm.")
+        .def_property_readonly("bins", [](PyRdfEngine& self) { return self.engine().settings().bins; }, "Number of bins.");
 }

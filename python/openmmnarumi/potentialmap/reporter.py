@@ -66,11 +66,13 @@ class PotentialMapReporter:
         self._closed = False
 
     def describeNextReport(self, simulation):
+        """OpenMM's reporter protocol: the steps to the next report and what it needs from getState."""
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
         # Cutoff maps image atoms themselves; direct maps want molecules wrapped into the box.
         return {"steps": steps, "periodic": self._options["method"] == "direct", "include": ["positions"]}
 
     def report(self, simulation, state):
+        """OpenMM's reporter protocol: takes this step's frame (and writes an update when one is due)."""
         if self._closed:
             raise RuntimeError("PotentialMapReporter.report called after close()")
         import openmm.unit as unit

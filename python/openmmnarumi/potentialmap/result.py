@@ -25,6 +25,7 @@ class PotentialMap:
 
     @property
     def shape(self):
+        """(nx, ny, nz): lattice points along x, y and z."""
         return self.values.shape
 
     def inUnits(self, units="kT/e", temperature=DEFAULT_TEMPERATURE):

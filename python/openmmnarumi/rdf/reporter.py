@@ -71,11 +71,13 @@ class RDFReporter:
         self._closed = False
 
     def describeNextReport(self, simulation):
+        """OpenMM's reporter protocol: the steps to the next report and what it needs from getState."""
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
         # Nothing from getState: the frame is taken from the Context's own positions.
         return {"steps": steps, "periodic": None, "include": []}
 
     def report(self, simulation, state):
+        """OpenMM's reporter protocol: takes this step's frame (and writes an update when one is due)."""
         if self._closed:
             raise RuntimeError("this RDFReporter was closed")
         accumulation = self._accumulation
