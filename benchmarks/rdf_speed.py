@@ -277,7 +277,7 @@ def overhead_rows(rows, steps=3000, interval=100, repeats=3, edge_nm=9.99, platf
     # The reporter is built and takes its first frame (selection, engine set-up) before the timed runs: that one-time
     # cost is reported separately, the runs measure the steady state.
     reporter = RDFReporter("/tmp/rdf_overhead.csv", interval, {"resname": "HOH", "name": "O"}, rMax=R_MAX, bins=240,
-                           plot=False)
+                           png=False)
     t0 = time.perf_counter()
     reporter.report(simulation, None)
     setup_seconds = time.perf_counter() - t0

@@ -71,6 +71,5 @@ def unitFactor(units, temperature=DEFAULT_TEMPERATURE):
 
 def convertPotential(values, units="kJ/mol/e", temperature=DEFAULT_TEMPERATURE):
     """Potentials in kJ/mol/e (a number or an array) converted into units (see unitFactor)."""
-    if units == "kJ/mol/e":
-        return values
-    return np.asarray(values) * unitFactor(units, temperature)
+    factor = unitFactor(units, temperature)  # checks units and temperature also for kJ/mol/e's factor 1
+    return values if units == "kJ/mol/e" else np.asarray(values) * factor

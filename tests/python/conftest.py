@@ -83,3 +83,13 @@ class PositionRecorder:
     def report(self, simulation, state):
         self.frames.append((state.getPositions(asNumpy=True).value_in_unit(unit.nanometer),
                             state.getPeriodicBoxVectors(asNumpy=True).value_in_unit(unit.nanometer)))
+
+
+def write_pqr(path, topology, positions, charges, radii):
+    """PDB2PQR's whitespace-separated layout: serial, name, residue, chain, number, x y z (A), charge, radius (A)."""
+    with open(path, "w") as out:
+        out.write("REMARK written by the test\n")
+        for atom, x, q, r in zip(topology.atoms(), positions * 10.0, charges, radii * 10.0):
+            out.write(f"ATOM  {atom.index + 1:5d} {atom.name:<4s} {atom.residue.name:>3s} {atom.residue.chain.id} "
+                      f"{int(atom.residue.id):4d}    {x[0]:8.3f} {x[1]:8.3f} {x[2]:8.3f} {q:7.4f} {r:6.4f}\n")
+        out.write("END\n")

@@ -7,6 +7,7 @@ import numpy as np
 import openmm.app as app
 import pytest
 
+from conftest import write_pqr
 from openmmnarumi import hcp
 
 K_E = 138.935457644382  # kJ nm / (mol e^2)
@@ -260,8 +261,12 @@ def test_units_conversion():
     values = np.array([4.184, -8.368])
     assert np.allclose(hcp.convertPotential(values, "kcal/mol/e"), [1.0, -2.0])
     assert np.allclose(hcp.convertPotential(values, "kT/e", 300.0), values / (8.314462618e-3 * 300.0))
-    with pytest.raises(ValueError, match="unit"):
-        hcp.convertPotential(values, "V")
+    # The same units as the potential maps: 1 kJ/mol/e = 1000 J/mol / (96485.33212 C/mol) = 10.364 mV.
+    assert np.allclose(hcp.convertPotential(values, "mV"), values * 1e6 / 96485.33212)
+    with pytest.raises(ValueError, match="units must be one of"):
+        hcp.convertPotential(values, "kT")
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        hcp.convertPotential(values, "kT/e", -1.0)
 
 
 def test_bad_input_gives_clear_errors():
@@ -311,8 +316,8 @@ def test_command_line_on_dhfr(data_dir, tmp_path, capsys):
     if not os.path.exists(path):
         pytest.skip(f"{path} not found (--data-dir)")
     prefix = str(tmp_path / "dhfr")
-    assert hcp.main([path, "--output", prefix, "--mode", "both", "--density", "1.0", "--backend", "cpu",
-                     "--units", "kcal/mol/e", "--png"]) == 0
+    assert hcp.main([path, "--output", prefix, "--mode", "both", "--density", "100", "--backend", "cpu",
+                     "--units", "kcal/mol/e"]) == 0
     out = capsys.readouterr().out
     assert "total surface potential" in out and "HCP relative RMS error" in out
     rows = np.loadtxt(prefix + ".csv", delimiter=",", skiprows=1)
@@ -336,6 +341,51 @@ def test_command_line_writes_into_the_current_folder(data_dir, tmp_path, monkeyp
         pytest.skip(f"{path} not found (--data-dir)")
     before = set(os.listdir(data_dir))
     monkeypatch.chdir(tmp_path)
-    assert hcp.main([path, "--density", "0.5", "--backend", "cpu"]) == 0
+    assert hcp.main([path, "--density", "50", "--backend", "cpu", "--no-png"]) == 0
     assert (tmp_path / "5dfr_minimized.csv").exists() and (tmp_path / "5dfr_minimized.ply").exists()
     assert set(os.listdir(data_dir)) == before
+
+
+def test_charges_from_a_converted_system_are_the_nonbonded_forces():
+    import openmm
+    import openmmnarumi
+    from conftest import water_box
+    _, _, system = water_box(1.5)
+    expected = [force.getParticleParameters(i)[0]._value for force in system.getForces()
+                if isinstance(force, openmm.NonbondedForce) for i in range(force.getNumParticles())]
+    assert openmmnarumi.replaceNonbondedForces(system) == 1
+    charges = hcp.chargesFromSystem(system)
+    assert charges.dtype == np.float64 and np.array_equal(charges, expected) and charges.sum() == pytest.approx(0)
+    with pytest.warns(DeprecationWarning):
+        assert np.array_equal(hcp.charges_from_system(system), expected)
+    with pytest.raises(ValueError, match="no NonbondedForce or NarumiNonbondedForce"):
+        hcp.chargesFromSystem(openmm.System())
+
+
+def test_pqr_input_gives_the_pdbs_potential(data_dir, tmp_path, capsys, monkeypatch):
+    """A PQR file with the force field's charges and Bondi radii: the same surface potential as the PDB, within the
+    file's rounding (coordinates to 1e-3 A, charges to 1e-4 e); several inputs in one call; Angstrom values refused."""
+    path = os.path.join(data_dir, "5dfr_minimized.pdb")
+    if not os.path.exists(path):
+        pytest.skip(f"{path} not found (--data-dir)")
+    topology, positions, charges = hcp.prepareMolecule(path)
+    radii = hcp.atomicRadii(topology)
+    pqr = str(tmp_path / "dhfr.pqr")
+    write_pqr(pqr, topology, positions, charges, radii)
+    readTopology, readPositions, readCharges, readRadii = hcp.readMolecule(pqr)
+    assert readTopology.getNumAtoms() == len(charges) and readTopology.getNumResidues() == topology.getNumResidues()
+    assert np.allclose(readPositions, positions, atol=1e-4) and np.allclose(readCharges, charges, atol=1e-4)
+    assert np.allclose(readRadii, radii, atol=1e-5)
+    assert [a.element.symbol for a in readTopology.atoms()] == [a.element.symbol for a in topology.atoms()]
+    monkeydir = tmp_path / "out"
+    monkeydir.mkdir()
+    monkeypatch.chdir(monkeydir)
+    assert hcp.main([path, pqr, "--density", "50", "--backend", "cpu", "--no-png", "--quiet"]) == 0
+    fromPdb = np.loadtxt(monkeydir / "5dfr_minimized.csv", delimiter=",", skiprows=1)
+    fromPqr = np.loadtxt(monkeydir / "dhfr.csv", delimiter=",", skiprows=1)
+    assert fromPdb.shape == fromPqr.shape
+    assert relative_rms(fromPqr[:, 7], fromPdb[:, 7]) < 1e-3
+    for option, value in (("--probe", "1.4"), ("--density", "3"), ("--thresholds", "10 70 150")):
+        with pytest.raises(SystemExit):
+            hcp.main([pqr, option, *value.split()])
+        assert "nm" in capsys.readouterr().err

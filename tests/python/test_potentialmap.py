@@ -297,3 +297,19 @@ def test_trajectory_average_with_mdtraj(tmp_path):
     expected = np.mean([oracle(lattice_points(result), f, charges, cutoff=0.7, box=box) for f in recorder.frames], axis=0)
     # DCD stores single-precision Angstrom coordinates: ~1e-6 nm, hence the looser tolerance.
     assert max_relative_error(result.values.ravel(), expected) < 1e-3
+
+
+def test_pqr_input_gives_the_pdbs_map(data_dir, tmp_path):
+    """The map of a PQR file carrying the force field's charges equals the PDB's map within the file's rounding."""
+    from conftest import write_pqr
+    from openmmnarumi import hcp
+    pdb = os.path.join(data_dir, "5dfr_minimized.pdb")
+    if not os.path.exists(pdb):
+        pytest.skip(f"{pdb} not found")
+    topology, positions, charges = hcp.prepareMolecule(pdb, forcefield=("amber14-all.xml", "amber14/tip3p.xml"))
+    pqr = str(tmp_path / "dhfr.pqr")
+    write_pqr(pqr, topology, positions, charges, hcp.atomicRadii(topology))
+    fromPdb = pm.potentialMapFromStructure(pdb, spacing=0.3, cutoff=1.0, backend="cpu")
+    fromPqr = pm.potentialMapFromStructure(pqr, spacing=0.3, cutoff=1.0, backend="cpu")
+    assert fromPqr.shape == fromPdb.shape and np.allclose(fromPqr.origin, fromPdb.origin, atol=1e-4)
+    assert np.sqrt(np.mean((fromPqr.values - fromPdb.values) ** 2) / np.mean(fromPdb.values ** 2)) < 1e-3

@@ -236,3 +236,12 @@ def test_update_schedule():
     schedule.written(1000.0)  # a write that took long: the next waits for 1000 s / MAXIMUM_WRITE_SHARE
     assert not any(schedule.reported() for _ in range(10))
     assert UpdateSchedule(writeInterval=None, writeSeconds=1e-9).reported()
+
+
+def test_png_is_the_option_name_of_every_reporter(tmp_path):
+    with pytest.warns(DeprecationWarning, match="'plot' is deprecated, use 'png'"):
+        old = RDFReporter(str(tmp_path / "a.csv"), 5, [0, 3], plot=False)
+    assert old._accumulation.pngPath is None
+    assert RDFReporter(str(tmp_path / "b.csv"), 5, [0, 3], png=str(tmp_path / "g.png"))._accumulation.pngPath == \
+        str(tmp_path / "g.png")
+    assert PotentialMapReporter(str(tmp_path / "m.dx"), 5, png=False)._accumulation.pngPath is None

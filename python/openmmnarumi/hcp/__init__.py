@@ -31,13 +31,14 @@ from .engine import (ALPB_ALPHA, COULOMB_CONSTANT, DEFAULT_THRESHOLDS, SurfacePo
                      cudaAvailable)
 from .molecule import (BONDI_RADII, DEFAULT_RADIUS, assemble_copies, assembleCopies, atomic_radii, atomicRadii,
                        component_indices, componentIndices, electrostatic_size, electrostaticSize, prepare_molecule,
-                       prepareMolecule)
+                       prepareMolecule, readMolecule)
 from .output import (UNITS, convert_potential, convertPotential, write_csv, write_ply, write_png, writeCSV, writePLY,
                      writePNG)
 from .surface import SurfacePointSet, surface_points, surfacePoints
 
 __all__ = ["SurfacePotential", "SurfacePotentialResult", "SurfacePointSet", "surfacePoints", "electrostaticSize",
-           "atomicRadii", "componentIndices", "chargesFromSystem", "prepareMolecule", "convertPotential",
+           "atomicRadii", "componentIndices", "chargesFromSystem", "prepareMolecule", "readMolecule",
+           "convertPotential",
            "writeCSV", "writePLY", "writePNG", "cudaAvailable", "assembleCopies", "main",
            "ALPB_ALPHA", "COULOMB_CONSTANT", "DEFAULT_THRESHOLDS", "DEFAULT_TEMPERATURE", "BONDI_RADII",
            "DEFAULT_RADIUS", "UNITS"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _hcp
 from .._deprecation import deprecatedAlias, deprecatedAttribute, renamedKeywords
-from .._units import positionsInNanometers
+from .._units import positionsInNanometers, stripUnit
 from . import molecule
 from .molecule import atomicRadii, componentIndices
 from .surface import SurfacePointSet
@@ -53,6 +53,7 @@ SurfacePotentialResult.__init__ = renamedKeywords(device_milliseconds="deviceMil
 class SurfacePotential:
     """ALPB potential of a molecule at surface points, exact or with HCP, on the CUDA or the CPU backend.
 
+    Plain numbers are in OpenMM's units (nm, e); OpenMM Quantities are converted.
     positions: (N, 3) nm (array, Quantity or list of Vec3); charges: N charges in e; topology: the OpenMM Topology
     whose residues and chains define the hierarchy (or give ``hierarchy=(residueOfAtom, chainOfResidue,
     complexOfChain)``); radii: atomic radii in nm for the electrostatic size (default: Bondi radii of the
@@ -68,7 +69,7 @@ class SurfacePotential:
                  solventDielectric=80.0, electrostaticSize=None, sizeMethod="determinant", thresholds=DEFAULT_THRESHOLDS,
                  complexes=None, backend="auto", threads=0, device=0):
         positions = _points(positions)
-        charges = np.ascontiguousarray(charges, dtype=np.float64)
+        charges = np.ascontiguousarray(stripUnit(charges, "elementary_charge"), dtype=np.float64)
         if charges.ndim != 1 or charges.size == 0:
             raise ValueError("no charges: give one charge (e) per atom")
         if charges.shape[0] != positions.shape[0]:
@@ -83,8 +84,12 @@ class SurfacePotential:
                 if topology is None:
                     raise ValueError("give radii (nm) or electrostaticSize (nm) when there is no topology")
                 radii = atomicRadii(topology)
-            size = molecule.electrostaticSize(positions, radii, sizeMethod)  # the function; the argument shadows it
-        thresholds = tuple(float(h) for h in thresholds)
+            size = molecule.electrostaticSize(positions, np.asarray(stripUnit(radii, "nanometer"), dtype=np.float64),
+                                              sizeMethod)  # the function; the argument shadows it
+        size = float(stripUnit(size, "nanometer"))
+        if not size > 0:
+            raise ValueError(f"electrostaticSize = {size} nm must be positive")
+        thresholds = tuple(float(stripUnit(h, "nanometer")) for h in stripUnit(thresholds, "nanometer"))
         if len(thresholds) != 3:
             raise ValueError(f"thresholds needs 3 distances (residue, chain, complex), got {len(thresholds)}")
         self._size = float(size)

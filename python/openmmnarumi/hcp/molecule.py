@@ -6,15 +6,17 @@ from .. import _hcp
 from .._deprecation import deprecatedAlias, renamedKeywords
 from .._system import chargesFromSystem
 from .._units import positionsInNanometers
+from ..pqr import isPQR, readPQR
 
 __all__ = ["BONDI_RADII", "DEFAULT_RADIUS", "atomicRadii", "componentIndices", "electrostaticSize", "prepareMolecule",
-           "assembleCopies"]
+           "readMolecule", "assembleCopies"]
 
 #: Bondi's van der Waals radii (J Phys Chem 68, 441 (1964)) in nm, for the surface and the electrostatic size;
 #: other elements get 0.15 nm, the default atom size of Sigalov's elsize.
 BONDI_RADII = {"H": 0.120, "C": 0.170, "N": 0.155, "O": 0.152, "F": 0.147, "P": 0.180, "S": 0.180, "Cl": 0.175,
                "Br": 0.185, "I": 0.198, "Se": 0.190, "Na": 0.227, "K": 0.275, "Mg": 0.173}
 DEFAULT_RADIUS = 0.150
+_WATER_RESIDUES = {"HOH", "WAT", "H2O", "TIP3", "TIP4", "SOL", "T3P", "SPC"}
 _ION_RESIDUES = {"NA", "CL", "K", "NA+", "CL-", "K+", "SOD", "CLA", "POT"}
 
 
@@ -82,6 +84,29 @@ def prepareMolecule(pdbFile, forcefield=("amber14-all.xml",), keepSolvent=False,
         system = forcefieldObject.createSystem(modeller.topology)
     positions = np.asarray(modeller.positions.value_in_unit(unit.nanometer), dtype=np.float64)
     return modeller.topology, positions, chargesFromSystem(system)
+
+
+def _isSolvent(residue):
+    return residue.name.upper() in _WATER_RESIDUES or (
+        residue.name.upper() in _ION_RESIDUES and len(list(residue.atoms())) == 1)
+
+
+def readMolecule(path, forcefield=("amber14-all.xml",), keepSolvent=False, pH=7.0):
+    """(topology, positions in nm, charges in e, radii in nm) of a structure file: a PDB with force-field charges and
+    Bondi radii (prepareMolecule, atomicRadii), or a PQR file with its own charges and radii.  Water and monatomic
+    ions are removed unless keepSolvent."""
+    if not isPQR(path):
+        topology, positions, charges = prepareMolecule(path, forcefield, keepSolvent, pH)
+        return topology, positions, charges, atomicRadii(topology)
+    import openmm.app as app
+    structure = readPQR(path)
+    keep = np.array([keepSolvent or not _isSolvent(atom.residue) for atom in structure.topology.atoms()])
+    if not keep.any():
+        raise ValueError(f"{path}: no atoms left (only solvent?)")
+    modeller = app.Modeller(structure.topology, structure.positions)
+    modeller.delete([residue for residue in structure.topology.residues()
+                     if not keepSolvent and _isSolvent(residue)])
+    return (modeller.topology, structure.positions[keep], structure.charges[keep], structure.radii[keep])
 
 
 def assembleCopies(topology, positions, transforms):

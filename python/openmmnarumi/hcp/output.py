@@ -6,19 +6,18 @@ import numpy as np
 
 from .. import _units
 from .._deprecation import deprecatedAlias, renamedKeywords
-from .._units import DEFAULT_TEMPERATURE
+from .._units import DEFAULT_TEMPERATURE, POTENTIAL_UNITS
 
 __all__ = ["UNITS", "convertPotential", "writeCSV", "writePLY", "writePNG"]
 
-#: The units of openmmnarumi.hcp's results and files.
-UNITS = ("kJ/mol/e", "kcal/mol/e", "kT/e")
+#: The units of openmmnarumi.hcp's files: those of every engine (openmmnarumi._units.POTENTIAL_UNITS).
+UNITS = POTENTIAL_UNITS
 
 
 @renamedKeywords(unit="units")
 def convertPotential(values, units="kJ/mol/e", temperature=DEFAULT_TEMPERATURE):
-    """Potentials in kJ/mol/e converted to "kJ/mol/e", "kcal/mol/e" or "kT/e" (at the temperature, K)."""
-    if units not in UNITS:
-        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
+    """Potentials in kJ/mol/e converted to units: "kJ/mol/e", "kcal/mol/e", "kT/e" (at temperature, K), "V", "mV"
+    or "e/A" (see openmmnarumi._units.unitFactor)."""
     return _units.convertPotential(values, units, temperature)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _hcp
 from .._deprecation import deprecatedAlias, deprecatedAttribute, renamedKeywords
-from .._units import positionsInNanometers
+from .._units import positionsInNanometers, stripUnit
 
 __all__ = ["SurfacePointSet", "surfacePoints"]
 
@@ -32,10 +32,15 @@ SurfacePointSet.__init__ = renamedKeywords(atom_index="atomIndex")(SurfacePointS
 def surfacePoints(positions, radii, probeRadius=0.14, density=300.0, kind="sas", threads=0):
     """Shrake-Rupley surface points: ``kind="sas"`` the solvent-accessible surface (atom radius + probe), ``kind=
     "contact"`` the same points moved back onto the atoms (the contact part of the molecular surface).  density
-    in points per nm^2 (300 = 3 per A^2, GEM's default); probeRadius in nm; threads: CPU threads (0: all)."""
+    in points per nm^2 (300 = 3 per A^2, GEM's default); radii and probeRadius in nm (or Quantities); threads: CPU
+    threads (0: all)."""
+    import openmm.unit as unit
+    if unit.is_quantity(density):
+        density = density.value_in_unit(unit.nanometer ** -2)
     points, normals, atoms, offset = _hcp.surface_points(positionsInNanometers(positions, "positions/points"),
-                                                         np.asarray(radii, dtype=np.float64), float(probeRadius),
-                                                         float(density), kind, int(threads))
+                                                         np.asarray(stripUnit(radii, "nanometer"), dtype=np.float64),
+                                                         float(stripUnit(probeRadius, "nanometer")), float(density),
+                                                         kind, int(threads))
     return SurfacePointSet(points, normals, atoms, offset)
 
 

@@ -12,14 +12,16 @@ def _parseArguments(argv):
     parser = argparse.ArgumentParser(prog="python3 -m openmmnarumi.potentialmap",
                                      description="Electrostatic potential map of a PDB structure or the time average of a trajectory "
                                                  "(OpenDX + PNG slice).")
-    parser.add_argument("pdb", help="structure (PDB); with --trajectory, its topology")
+    parser.add_argument("pdb", help="structure (PDB with force-field charges, or PQR with its own); with --trajectory, "
+                                    "its topology (PDB)")
     parser.add_argument("--trajectory", help="trajectory file read with mdtraj (DCD, XTC, ...), atoms as in the PDB")
     parser.add_argument("--forcefield", nargs="+", default=list(DEFAULT_FORCEFIELD),
                         help="OpenMM force field XML files for the charges (default: amber14-all.xml amber14/tip3p.xml)")
     parser.add_argument("--spacing", type=float, default=0.05, help="lattice spacing in nm (default 0.05)")
     parser.add_argument("--method", choices=["cutoff", "direct"], default="cutoff")
     parser.add_argument("--cutoff", type=float, default=1.2, help="cutoff in nm for --method cutoff (default 1.2)")
-    parser.add_argument("--margin", type=float, default=0.5, help="margin around the atoms in nm for non-periodic maps")
+    parser.add_argument("--margin", type=float, default=0.5,
+                        help="margin around the atoms in nm for non-periodic maps (default 0.5)")
     parser.add_argument("--no-periodic", action="store_true", help="ignore the box even if the input has one")
     parser.add_argument("--stride", type=int, default=1, help="use every n-th trajectory frame")
     parser.add_argument("--accumulation", choices=["compensated", "narumi", "float"], default="compensated")
@@ -27,8 +29,12 @@ def _parseArguments(argv):
     parser.add_argument("--units", default="kT/e", help="kT/e (default), V, mV, kJ/mol/e, kcal/mol/e or e/A")
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                         help=f"temperature in K for kT/e (default {DEFAULT_TEMPERATURE:g})")
-    parser.add_argument("--output", default="potential.dx", help="OpenDX file to write (default potential.dx)")
-    parser.add_argument("--png", default=None, help="PNG slice to write (default: the output name with .png; 'none' for no PNG)")
+    parser.add_argument("--output", default="potential.dx",
+                        help="OpenDX file to write (coordinates in Angstrom, as VMD reads it; default potential.dx)")
+    parser.add_argument("--png", nargs="?", const=True, default=True,
+                        help="write a PNG slice: the output's stem + .png, or the path given (default: yes)")
+    parser.add_argument("--no-png", dest="png", action="store_false", help="write no PNG slice")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar over trajectory frames")
     parser.add_argument("--slice-axis", choices=["x", "y", "z"], default="z")
     return parser.parse_args(argv)
 
@@ -40,12 +46,13 @@ def main(argv=None):
     periodic = False if args.no_periodic else None
     if args.trajectory:
         result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method, args.cutoff,
-                                            None, args.margin, periodic, args.stride, args.accumulation, args.backend)
+                                            None, args.margin, periodic, args.stride, args.accumulation, args.backend,
+                                            progress=not args.quiet)
     else:
         result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None, args.margin,
                                            periodic, args.accumulation, args.backend)
     result.writeDX(args.output, args.units, args.temperature)
-    png = os.path.splitext(args.output)[0] + ".png" if args.png is None else (None if args.png == "none" else args.png)
+    png = os.path.splitext(args.output)[0] + ".png" if args.png is True else (None if args.png in (False, "none") else args.png)
     if png:
         result.writeSlicePNG(png, axis=args.slice_axis, units=args.units, temperature=args.temperature)
     values = result.inUnits(args.units, args.temperature)

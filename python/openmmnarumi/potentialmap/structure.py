@@ -4,6 +4,7 @@ import numpy as np
 from .._system import chargesFromSystem
 from .._units import nanometers, positionsInNanometers
 from .engine import computePotentialMap, createEngine, makeLattice
+from ..pqr import isPQR, readPQR
 from .result import PotentialMap
 
 __all__ = ["potentialMapFromStructure", "potentialMapFromTrajectory"]
@@ -29,13 +30,18 @@ def _systemFromStructure(pdb, forcefieldFiles, addHydrogens):
 def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.05, method="cutoff", cutoff=1.2,
                               region=None, margin=0.5, periodic=None, accumulation="compensated", backend="auto",
                               addHydrogens=True):
-    """The map of one PDB structure with force-field charges.  periodic=None: periodic if the PDB has a box (cutoff)."""
+    """The map of one structure: a PDB with force-field charges, or a PQR file with its own charges.  Lengths in nm
+    (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff'."""
     import openmm.app as app
-    pdb = app.PDBFile(pdbFile)
-    system, modeller = _systemFromStructure(pdb, forcefield, addHydrogens)
-    charges = chargesFromSystem(system)
-    positions = positionsInNanometers(modeller.positions)
-    box = modeller.topology.getPeriodicBoxVectors()
+    if isPQR(pdbFile):
+        structure = readPQR(pdbFile)
+        charges, positions, box = structure.charges, structure.positions, structure.boxVectors
+    else:
+        pdb = app.PDBFile(pdbFile)
+        system, modeller = _systemFromStructure(pdb, forcefield, addHydrogens)
+        charges = chargesFromSystem(system)
+        positions = positionsInNanometers(modeller.positions)
+        box = modeller.topology.getPeriodicBoxVectors()
     usePeriodic = method == "cutoff" and box is not None if periodic is None else bool(periodic)
     if usePeriodic and box is None:
         raise ValueError(f"{pdbFile} has no periodic box (CRYST1); use periodic=False")
@@ -55,7 +61,7 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
     charges = chargesFromSystem(system)
     engine = None
     usePeriodic = False
-    frames = tqdm(desc="potential map", unit="frame", disable=not progress)
+    frames = tqdm(desc="potential map", unit="frame", disable=None if progress else True)  # a bar on a terminal only
     try:
         for part in mdtraj.iterload(trajectoryFile, top=topologyFile, chunk=chunk, stride=stride):
             if part.n_atoms != len(charges):

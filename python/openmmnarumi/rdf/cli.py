@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from .result import outputPaths
+from .result import metadataPath, outputPaths
 from .trajectory import computeRDFTrajectory
 
 __all__ = ["main"]
@@ -15,15 +15,18 @@ def _parseArguments(argv):
     parser.add_argument("--top", required=True, help="topology file (PDB)")
     parser.add_argument("--sel1", required=True, help='mdtraj selection, e.g. "name O and water"')
     parser.add_argument("--sel2", help="second selection (default: the same as --sel1)")
-    parser.add_argument("--r-max", type=float, default=1.0, help="largest distance, nm (default 1.0)")
+    parser.add_argument("--r-max", type=float, default=1.0, help="largest distance, nm (default 1.0; at most half the box)")
     parser.add_argument("--r-min", type=float, default=0.0, help="smallest distance, nm (default 0)")
     parser.add_argument("--bins", type=int, default=200, help="number of bins (default 200)")
     parser.add_argument("--stride", type=int, default=1, help="use every STRIDE-th frame")
     parser.add_argument("--exclude", choices=["residue", "molecule"], help="skip pairs within one residue/molecule")
     parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
     parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto")
-    parser.add_argument("--output", default="rdf.csv", help="CSV path; the PNG gets the same stem (default rdf.csv)")
-    parser.add_argument("--no-plot", action="store_true", help="write no PNG")
+    parser.add_argument("--output", default="rdf.csv",
+                        help="CSV path (r in nm); its metadata go to the same stem + .json (default rdf.csv)")
+    parser.add_argument("--png", action=argparse.BooleanOptionalAction, default=True,
+                        help="draw g(r) and n(r) into the same stem + .png (default: yes)")
+    parser.add_argument("--no-plot", dest="png", action="store_false", help=argparse.SUPPRESS)  # before 0.2
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
@@ -40,8 +43,10 @@ def main(argv=None):
         return 2
     csvPath, pngPath = outputPaths(args.output)
     result.writeCSV(csvPath)
-    if not args.no_plot:
+    result.writeMetadata(metadataPath(csvPath))
+    if args.png:
         result.plot(pngPath, title=f"{args.sel1} / {args.sel2 or args.sel1}")
     print(f"{result.frames} frames, {result.metadata['pairsPerFrame']} pairs per frame ({result.metadata['backend']}, "
-          f"{result.metadata['algorithm']}): wrote {csvPath}" + ("" if args.no_plot else f" and {pngPath}"))
+          f"{result.metadata['algorithm']}): wrote {csvPath}, {metadataPath(csvPath)}" +
+          (f" and {pngPath}" if args.png else ""))
     return 0

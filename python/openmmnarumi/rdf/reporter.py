@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._deprecation import renamedKeywords
 from .._reporting import (Accumulation, UpdateSchedule, checkOutputPath, loadArrays, replaceAtomically, saveArrays,
                           statePath, watchReporter)
 from .._units import nanometers, nanometers3
@@ -18,15 +19,15 @@ class RDFReporter:
     goes.
 
     RDFReporter(file, reportInterval, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0, exclusion=None,
-    plot=True, writeInterval=10, writeSeconds=60, append=False, referenceVolume=None)
+    png=True, writeInterval=10, writeSeconds=60, append=False, referenceVolume=None)
 
     Frames are histogrammed inside the Context by the plugin's RDF sampling kernel on the Context's own positions (on
     CUDA: OpenMM's device buffer, on its stream, with no getState copy); the Context's platform must be Reference,
     CPU or CUDA.
 
     file: the CSV path (r_nm, g, n, pair_count under one header line); beside it FILE.json (metadata: frames,
-    selections, range, units), FILE.csv.state.npz (the counts, for append=True) and, unless plot=False, the PNG
-    (same stem).  selection1/2: atom indices, an mdtraj selection string or a query dict (see the rdf module).
+    selections, range, units), FILE.csv.state.npz (the counts, for append=True) and the PNG of g(r) and n(r)
+    (png=True: same stem; a path; False: none).  selection1/2: atom indices, an mdtraj selection string or a query dict (see the rdf module).
     rMax, rMin: nm or length Quantities.  exclusion: None, "residue", "molecule" or a group per atom.
     referenceVolume: nm^3 (or a volume Quantity), to normalise g(r) of simulations without a periodic box.
 
@@ -39,8 +40,9 @@ class RDFReporter:
     restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.
     """
 
+    @renamedKeywords(plot="png")
     def __init__(self, file, reportInterval, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0, exclusion=None,
-                 plot=True, writeInterval=10, writeSeconds=60.0, append=False, referenceVolume=None, backend=None,
+                 png=True, writeInterval=10, writeSeconds=60.0, append=False, referenceVolume=None, backend=None,
                  algorithm=None):
         import openmm
         from ..narumi import RDFSampler
@@ -61,10 +63,13 @@ class RDFReporter:
             raise ValueError(f"RDFReporter: {error}") from None
         csvPath, pngPath = outputPaths(os.fspath(file))
         checkOutputPath(csvPath, "RDFReporter file")
+        pngPath = pngPath if png is True else (os.fspath(png) if png else None)
+        if pngPath is not None:
+            checkOutputPath(pngPath, "RDFReporter png")
         self._reportInterval = int(reportInterval)
         self._selections = (selection1, selection2)
         self._exclusion = exclusion
-        self._accumulation = _RDFAccumulation(csvPath, pngPath if plot else None, settings,
+        self._accumulation = _RDFAccumulation(csvPath, pngPath, settings,
                                               None if referenceVolume is None else nanometers3(referenceVolume),
                                               UpdateSchedule(writeInterval, writeSeconds), append)
         self._finalizer = watchReporter(self, self._accumulation)
@@ -123,7 +128,7 @@ class RDFReporter:
         return self._accumulation.result()
 
     def write(self):
-        """Writes the CSV, its JSON sidecar, the state file and (if plot) the PNG for the frames so far."""
+        """Writes the CSV, its JSON sidecar, the state file and the PNG (unless png=False) for the frames so far."""
         self._accumulation.write(final=True)
         return self.result()
 

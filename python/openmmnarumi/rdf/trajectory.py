@@ -23,6 +23,8 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
                          exclusion=None, stride=1, chunk=100, backend="auto", algorithm="auto", progress=True):
     """g(r) over a trajectory file read with mdtraj (DCD, XTC, TRR, NetCDF, ...) and a topology file (PDB).
 
+    rMax, rMin in nm (or Quantities).  progress: a tqdm bar when stderr is a terminal.
+
     Frames without unit cells use no periodicity, and their volume must then be known: such trajectories are refused
     unless every frame has a box.  Returns an RDFResult.
     """
@@ -41,7 +43,8 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
                        backend=backend, algorithm=algorithm)
     total = _frameCount(os.fspath(trajectory))
     total = None if total is None else (total + stride - 1) // stride
-    with tqdm(total=total, unit="frame", disable=not progress, desc="RDF") as bar:
+    # tqdm's disable=None: a bar on a terminal only.
+    with tqdm(total=total, unit="frame", disable=None if progress else True, desc="RDF") as bar:
         for frames in mdtraj.iterload(os.fspath(trajectory), top=mdTopology, chunk=chunk, stride=stride):
             if frames.unitcell_vectors is None:
                 raise ValueError(f"{trajectory} has no unit cells: g(r) needs each frame's volume")
