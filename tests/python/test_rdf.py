@@ -290,3 +290,15 @@ def test_dhfr_water_oxygens_match_mdtraj(data_dir):
     # (a 1e-4 nm grid) put more pairs there than random ones would (6 of 450,485 when this was written).
     assert np.abs(ours.astype(np.int64) - histogram).sum() <= 3e-5 * histogram.sum()
     assert 0.26 < engine.binCenters()[np.argmax(engine.rdf())] < 0.30
+
+
+def test_engine_takes_quantities():
+    positions = np.random.default_rng(3).random((40, 3)) * 2.0
+    box = np.eye(3) * 2.0
+    plain = RDFEngine(40, list(range(40)), rMax=0.9, bins=30, rMin=0.1, backend="cpu")
+    plain.addFrame(positions, box)
+    quantities = RDFEngine(40, list(range(40)), rMax=9 * unit.angstrom, bins=30, rMin=0.1 * unit.nanometer,
+                           backend="cpu")
+    quantities.addFrame(positions * 10 * unit.angstrom, box * unit.nanometer)
+    assert (quantities.rMin, quantities.rMax) == (0.1, pytest.approx(0.9))
+    assert np.array_equal(quantities.pairCounts(), plain.pairCounts())

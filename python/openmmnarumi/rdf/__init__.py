@@ -1,7 +1,8 @@
 """Radial distribution functions on the GPU while OpenMM simulates, and for existing trajectories.
 
-* :class:`RDFReporter` -- an OpenMM reporter: ``simulation.reporters.append(RDFReporter("rdf.csv", 100, ...))``;
-  ``close()`` writes ``rdf.csv`` (r, g(r), n(r), counts) and ``rdf.png``.
+* :class:`RDFReporter` -- an OpenMM reporter: ``simulation.reporters.append(RDFReporter("rdf.csv", 100, ...))``
+  keeps ``rdf.csv`` (r, g(r), n(r), counts), ``rdf.json`` and a state file up to date during the run and draws
+  ``rdf.png`` at the end (docs/reporters.md).
 * :func:`computeRDFTrajectory` -- the same for a trajectory file read with mdtraj (DCD, XTC, ...), with a progress
   bar; ``python3 -m openmmnarumi.rdf TRAJ --top PDB --sel1 ... --r-max ...`` on the command line.
 * :class:`RDFEngine` -- the engine itself (``openmmnarumi._rdf``): CUDA when a GPU is present, else all CPU cores.
@@ -14,7 +15,7 @@
       ...
       simulation.step(100000)
       result = openmmnarumi.rdf.samplerResult(sampler, simulation.context)   # an RDFResult
-      result.writeCSV("rdf.csv"); result.plot("rdf.png")
+      result.writeCSV("rdf.csv"); result.writeMetadata("rdf.json"); result.plot("rdf.png")
 
 Selections are atom indices, an mdtraj selection string (``"name O and resname HOH"``; needs mdtraj), or a dict
 matched against an OpenMM Topology: ``{"resname": "HOH", "name": "O"}``, ``{"element": "O"}`` (values may be lists).
@@ -25,10 +26,10 @@ Modules: engine (RDFEngine), selection, result (RDFResult and its files), report
 from .cli import main
 from .engine import RDFEngine, cudaAvailable, maximumRMax
 from .reporter import RDFReporter
-from .result import RDFResult
+from .result import RDFCounts, RDFResult
 from .sampler import createSampler, samplerResult
 from .selection import exclusion_groups, exclusionGroups, select_atoms, selectAtoms
 from .trajectory import compute_rdf_trajectory, computeRDFTrajectory
 
-__all__ = ["RDFEngine", "RDFReporter", "RDFResult", "computeRDFTrajectory", "selectAtoms", "exclusionGroups",
+__all__ = ["RDFEngine", "RDFReporter", "RDFResult", "RDFCounts", "computeRDFTrajectory", "selectAtoms", "exclusionGroups",
            "cudaAvailable", "maximumRMax", "createSampler", "samplerResult", "main"]
