@@ -22,7 +22,9 @@ namespace {
 Cuda::AllPairsGeometry allPairsGeometry(int numA, int numB, bool sameSelection, int numMultiprocessors) {
     long long tilesA = (numA + Cuda::TILE - 1) / Cuda::TILE, chunksB = (numB + Cuda::TILE - 1) / Cuda::TILE;
     long long tilePairs = sameSelection ? tilesA * (tilesA + 1) / 2 : tilesA * chunksB;
-    long long targetBlocks = 32LL * numMultiprocessors;
+    // 256 blocks per SM: single-chunk ranges up to ~100k atoms, so that no SM waits on a long block at the end (H100,
+    // all-pairs frame with 240 bins: 1.25 -> 1.42 T pairs/s at 101k atoms, 1.72 -> 1.84 T at 1.0M against 32 per SM).
+    long long targetBlocks = 256LL * numMultiprocessors;
     long long chunksPerRange = std::min<long long>(Cuda::MAX_CHUNKS_PER_BLOCK,
                                                    std::max<long long>(1, (tilePairs + targetBlocks - 1) / targetBlocks));
     long long numRanges = (chunksB + chunksPerRange - 1) / chunksPerRange;
