@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-python3 examples/simulate_water_box.py "$@"
+source scripts/python_env.sh
+"$PYTHON" examples/simulate_water_box.py "$@"

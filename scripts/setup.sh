@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs every dependency (Debian packages, pinned PyPI packages), then builds and installs the
-# openmm-narumi Python package into the default python3.  Idempotent: a second run rebuilds incrementally.
+# Installs every dependency (Debian packages, pinned PyPI packages), then builds and installs the openmm-narumi
+# Python package, with its GoogleTest suites, into the active virtual or conda environment, else python3, else a new
+# .venv where python3 is an externally managed system Python (scripts/python_env.sh).  Idempotent: a second run
+# rebuilds incrementally.
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore
 cd "$(dirname "$0")/.."
@@ -18,7 +20,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -r requirements-build.txt
+source scripts/python_env.sh
+echo "setup: installing into $("$PYTHON" -c 'import sys; print(sys.prefix)') ($PYTHON)"
+"$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-build.txt
 # No build isolation: the build uses the pinned OpenMM and SWIG just installed, and keeps build/ between runs.
-python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps .
-python3 -c "import openmmnarumi, openmm; print('setup: openmmnarumi', openmmnarumi.__version__, 'with OpenMM', openmm.__version__)"
+"$PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+    -Ccmake.define.NARUMI_BUILD_TESTS=ON .
+"$PYTHON" -c "import openmmnarumi, openmm; print('setup: openmmnarumi', openmmnarumi.__version__, 'with OpenMM', openmm.__version__)"

@@ -4,11 +4,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
+source scripts/python_env.sh
 
 build_dir=build/wheel  # scikit-build-core build folder (pyproject.toml: build-dir)
 status=0
 echo "=== C++ tests (ctest in $build_dir) ==="
 ctest --test-dir "$build_dir" --output-on-failure --no-tests=error -j2 || status=1
 echo "=== Python tests (pytest) ==="
-python3 -m pytest tests/python -v -rs || status=1
+"$PYTHON" -m pytest tests/python -v -rs || status=1
 exit $status

@@ -7,36 +7,22 @@ Importing this package loads the plugin's kernels into OpenMM (no environment va
 
 The analysis packages: openmmnarumi.rdf, openmmnarumi.potentialmap, openmmnarumi.hcp.  The Python API follows
 OpenMM's naming (CapWords classes, camelCase functions, methods and keyword arguments): docs/python-api.md.
+``python -m openmmnarumi --check`` (or ``narumi-check``) says which platforms and kernels loaded, and why not.
 """
-import os as _os
+from ._version import __version__
+from ._plugins import checkOpenMMVersion as _checkOpenMMVersion, loadPlugins as _loadPlugins
 
-import openmm as _openmm
+_checkOpenMMVersion()  # before any of the plugin's libraries is loaded: another OpenMM's ABI could crash them
 
-from .narumi import NarumiNonbondedForce, RDFSampler, createNarumiNonbondedForce, replaceNonbondedForces
-from . import hcp, potentialmap, rdf  # the analysis packages: docs/hcp.md, docs/potentialmap.md, docs/rdf.md
-from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap
-from .rdf import RDFEngine, RDFReporter, computeRDFTrajectory
-from .rdf import compute_rdf_trajectory  # deprecated alias of computeRDFTrajectory, for one release
+from .narumi import NarumiNonbondedForce, RDFSampler, createNarumiNonbondedForce, replaceNonbondedForces  # noqa: E402
+from . import hcp, potentialmap, rdf  # noqa: E402  the analysis packages: docs/hcp.md, docs/potentialmap.md, docs/rdf.md
+from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap  # noqa: E402
+from .rdf import RDFEngine, RDFReporter, computeRDFTrajectory  # noqa: E402
+from .rdf import compute_rdf_trajectory  # noqa: E402,F401  deprecated alias of computeRDFTrajectory, for one release
 
-__version__ = "0.1.0"
 __all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures",
            "RDFEngine", "RDFReporter", "RDFSampler", "computeRDFTrajectory", "rdf", "hcp", "potentialmap",
            "PotentialMap", "PotentialMapReporter", "computePotentialMap"]
 
 #: Messages of the plugin libraries that could not be loaded (the CUDA one on a machine without a GPU driver).
-pluginLoadFailures = []
-
-
-def _loadPlugins():
-    here = _os.path.dirname(_os.path.abspath(__file__))
-    for name in ("libOpenMMNarumiReference.so", "libOpenMMNarumiCUDA.so"):
-        path = _os.path.join(here, name)
-        if not _os.path.exists(path):
-            continue
-        try:
-            _openmm.Platform.loadPluginLibrary(path)
-        except Exception as error:  # a missing GPU driver must not make the package unusable on CPUs
-            pluginLoadFailures.append(f"{name}: {error}")
-
-
-_loadPlugins()
+pluginLoadFailures = _loadPlugins()

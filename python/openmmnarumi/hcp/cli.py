@@ -11,12 +11,14 @@ from .molecule import readMolecule
 from .output import convertPotential, writeCSV, writePLY, writePNG
 from .surface import surfacePoints
 
+from .._version import __version__
+
 __all__ = ["main"]
 
 
 def _parseArguments(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m openmmnarumi.hcp",
+        prog="narumi-hcp",
         description="Electrostatic surface potential (ALPB) of molecules with hierarchical charge partitioning. "
                     "Options in OpenMM's units (nm, e, K); the CSV and PLY coordinates are in Angstrom, to overlay "
                     "the PDB.")
@@ -53,6 +55,7 @@ def _parseArguments(argv):
     parser.add_argument("--png", action=argparse.BooleanOptionalAction, default=True,
                         help="draw PREFIX.png (default: yes)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar over several inputs")
+    parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
     args = parser.parse_args(argv)
     # Lengths were in Angstrom before 0.2: refuse values that only make sense in Angstrom rather than misread them.
     if not 0 <= args.probe <= 0.5:

@@ -1,15 +1,18 @@
 """python3 -m openmmnarumi.potentialmap: the map of a PDB structure or the time average of a trajectory."""
 import argparse
 import os
+import sys
 
 from .._units import DEFAULT_TEMPERATURE, unitFactor
 from .structure import DEFAULT_FORCEFIELD, potentialMapFromStructure, potentialMapFromTrajectory
+
+from .._version import __version__
 
 __all__ = ["main"]
 
 
 def _parseArguments(argv):
-    parser = argparse.ArgumentParser(prog="python3 -m openmmnarumi.potentialmap",
+    parser = argparse.ArgumentParser(prog="narumi-map",
                                      description="Electrostatic potential map of a PDB structure or the time average of a trajectory "
                                                  "(OpenDX + PNG slice).")
     parser.add_argument("pdb", help="structure (PDB with force-field charges, or PQR with its own); with --trajectory, "
@@ -35,6 +38,7 @@ def _parseArguments(argv):
                         help="write a PNG slice: the output's stem + .png, or the path given (default: yes)")
     parser.add_argument("--no-png", dest="png", action="store_false", help="write no PNG slice")
     parser.add_argument("--quiet", action="store_true", help="no progress bar over trajectory frames")
+    parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
     parser.add_argument("--slice-axis", choices=["x", "y", "z"], default="z")
     return parser.parse_args(argv)
 
@@ -42,15 +46,19 @@ def _parseArguments(argv):
 def main(argv=None):
     """The command line (argv: its arguments, default sys.argv[1:]); returns the exit status."""
     args = _parseArguments(argv)
-    unitFactor(args.units, args.temperature)
     periodic = False if args.no_periodic else None
-    if args.trajectory:
-        result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method, args.cutoff,
-                                            None, args.margin, periodic, args.stride, args.accumulation, args.backend,
-                                            progress=not args.quiet)
-    else:
-        result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None, args.margin,
-                                           periodic, args.accumulation, args.backend)
+    try:
+        unitFactor(args.units, args.temperature)
+        if args.trajectory:
+            result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
+                                                args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,
+                                                args.backend, progress=not args.quiet)
+        else:
+            result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None,
+                                               args.margin, periodic, args.accumulation, args.backend)
+    except (ValueError, RuntimeError, OSError, ImportError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     result.writeDX(args.output, args.units, args.temperature)
     png = os.path.splitext(args.output)[0] + ".png" if args.png is True else (None if args.png in (False, "none") else args.png)
     if png:

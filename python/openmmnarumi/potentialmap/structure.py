@@ -1,6 +1,7 @@
 """Maps of PDB structures and trajectory files, with charges from an OpenMM force field."""
 import numpy as np
 
+from .._optional import importMdtraj
 from .._system import chargesFromSystem
 from .._units import nanometers, positionsInNanometers
 from .engine import computePotentialMap, createEngine, makeLattice
@@ -53,7 +54,7 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                                method="cutoff", cutoff=1.2, region=None, margin=0.5, periodic=None, stride=1,
                                accumulation="compensated", backend="auto", progress=True, chunk=100):
     """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB."""
-    import mdtraj
+    mdtraj = importMdtraj("potentialMapFromTrajectory (narumi-map --trajectory)")
     import openmm.app as app
     from tqdm import tqdm
     pdb = app.PDBFile(topologyFile)

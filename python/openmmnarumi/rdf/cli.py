@@ -5,11 +5,13 @@ import sys
 from .result import metadataPath, outputPaths
 from .trajectory import computeRDFTrajectory
 
+from .._version import __version__
+
 __all__ = ["main"]
 
 
 def _parseArguments(argv):
-    parser = argparse.ArgumentParser(prog="python3 -m openmmnarumi.rdf",
+    parser = argparse.ArgumentParser(prog="narumi-rdf",
                                      description="g(r) of a trajectory on the GPU (or CPU): writes a CSV and a PNG.")
     parser.add_argument("trajectory", help="trajectory file (DCD, XTC, ...; read with mdtraj)")
     parser.add_argument("--top", required=True, help="topology file (PDB)")
@@ -28,6 +30,7 @@ def _parseArguments(argv):
                         help="draw g(r) and n(r) into the same stem + .png (default: yes)")
     parser.add_argument("--no-plot", dest="png", action="store_false", help=argparse.SUPPRESS)  # before 0.2
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
     return parser.parse_args(argv)
 
 
@@ -38,7 +41,7 @@ def main(argv=None):
         result = computeRDFTrajectory(args.trajectory, args.top, args.sel1, args.sel2, rMax=args.r_max,
                                       bins=args.bins, rMin=args.r_min, exclusion=args.exclude, stride=args.stride,
                                       backend=args.backend, algorithm=args.algorithm, progress=not args.quiet)
-    except (ValueError, RuntimeError, OSError) as error:
+    except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     csvPath, pngPath = outputPaths(args.output)

@@ -1,6 +1,8 @@
 """Atom selections and exclusion groups for the RDF engine, the reporter and the sampler."""
 import numpy as np
 
+from .._optional import importMdtraj
+
 from .._deprecation import deprecatedAlias
 
 __all__ = ["selectAtoms", "exclusionGroups"]
@@ -19,10 +21,7 @@ def selectAtoms(topology, selection):
     one value or a collection, and an atom must match every key.
     """
     if isinstance(selection, str):
-        try:
-            import mdtraj
-        except ImportError as error:
-            raise ImportError("selection strings need mdtraj; pass atom indices or a query dict instead") from error
+        mdtraj = importMdtraj("a selection string (pass atom indices or a query dict instead)")
         mdTopology = topology if isinstance(topology, mdtraj.Topology) else mdtraj.Topology.from_openmm(topology)
         return [int(i) for i in mdTopology.select(selection)]
     if isinstance(selection, dict):

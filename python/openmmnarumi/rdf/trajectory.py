@@ -2,6 +2,7 @@
 import os
 
 from .._deprecation import deprecatedAlias
+from .._optional import importMdtraj
 from .._units import nanometers
 from .engine import RDFEngine
 from .result import RDFResult
@@ -11,7 +12,7 @@ __all__ = ["computeRDFTrajectory"]
 
 
 def _frameCount(trajectory):
-    import mdtraj
+    mdtraj = importMdtraj("reading a trajectory")
     try:
         with mdtraj.open(trajectory) as handle:
             return len(handle)
@@ -28,7 +29,7 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
     Frames without unit cells use no periodicity, and their volume must then be known: such trajectories are refused
     unless every frame has a box.  Returns an RDFResult.
     """
-    import mdtraj
+    mdtraj = importMdtraj("computeRDFTrajectory (narumi-rdf)")
     from tqdm import tqdm
 
     mdTopology = mdtraj.load_topology(topology) if isinstance(topology, (str, os.PathLike)) else topology

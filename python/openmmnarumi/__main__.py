@@ -1,0 +1,6 @@
+"""python -m openmmnarumi [--check] [--require-cuda] [--version]: see openmmnarumi.check."""
+import sys
+
+from .check import main
+
+sys.exit(main())
