@@ -2,9 +2,12 @@
 # The GPU machine's whole job in one call (the device tool), carrying what scripts/prepare_device_carry.sh gathers:
 #   run(command="bash scripts/device_test.sh [--bench SECTIONS] [--tests PATTERN]",
 #       carry=[".whl", ".deps", ".carry/data"])
-# Installs the carried wheels into the default python3, builds and installs the whole project with CUDA, runs every
-# C++ test (ctest; a skipped cuda.* test is a failure here: the GPU was not seen) and the Python tests (the NVE drift
-# tests, CPU work, are left to CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
+# Installs the carried wheels into the default python3, builds and installs the whole project with CUDA (the C++ tests'
+# build), installs over it the openmm-narumi wheel built and tested on the CPU machine when one for this Python is
+# carried in .whl/project (prepare_device_carry.sh --wheel), checks that NarumiNonbondedForce runs on CUDA
+# (python -m openmmnarumi --check --require-cuda), runs every C++ test (ctest; a skipped cuda.* test is a failure here:
+# the GPU was not seen) and the Python tests against the installed package (the NVE drift tests, CPU work, are left to
+# CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
 #   nonbonded     DHFR simulation + benchmarks/nonbonded_speed.py (NarumiNonbondedForce vs NonbondedForce, stage times;
 #                 $NONBONDED_ARGS: its options, e.g. "--systems dhfr octahedron --precisions double")
 #   rdf           benchmarks/rdf_speed.py
@@ -79,6 +82,16 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
         { tail -n 80 /tmp/build.log; exit 1; }
     echo "built in ${SECONDS} s"
+    python_tag=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+    project_wheel=$(ls "$carried"/.whl/project/openmm_narumi-*-"$python_tag"-*.whl 2>/dev/null | tail -n 1)
+    if [ -n "$project_wheel" ]; then
+        echo "== install the carried wheel $(basename "$project_wheel") over the source build (the Python tests use it)"
+        python3 -m pip install --quiet --no-index --no-deps --force-reinstall "$project_wheel" || exit 1
+    else
+        echo "== no openmm-narumi wheel for $python_tag carried: the Python tests use the source build"
+    fi
+    echo "== python -m openmmnarumi --check --require-cuda"
+    (cd /tmp && python3 -m openmmnarumi --check --require-cuda) || status=1
     # Registers, spills and shared memory of every kernel (read before tuning).
     grep -E "Compiling entry function|Used [0-9]+ registers|bytes spill" /tmp/build.log |
         sed 's/ptxas info    : //' > "$out/kernel_resource_usage.txt"

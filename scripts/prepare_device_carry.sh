@@ -8,18 +8,24 @@
 #   .deps/  GoogleTest sources and Eigen headers, copied from this machine's Debian packages
 # Then: run(command="bash scripts/device_test.sh", carry=[".whl", ".deps", ".carry/data"]) (copy ../shared/data to
 # .carry/data for the benchmarks).
-# Usage: bash scripts/prepare_device_carry.sh [--without-mdanalysis]; the option leaves MDAnalysis and the wheels
-# only it needs out (14 MB of the 64 MiB that a device call may carry).
+#   .whl/project/  with --wheel: the openmm-narumi wheel for the GPU machine's Python 3.12, built and tested here by
+#           tests/wheel (pip wheel with build isolation, a new venv, a CPU simulation, the command lines; about 15
+#           minutes) with the interpreter $NARUMI_WHEEL_PYTHON (default: python3.12 of pyenv)
+# Usage: bash scripts/prepare_device_carry.sh [--without-mdanalysis] [--wheel]; --without-mdanalysis leaves MDAnalysis
+# and the wheels only it needs out (14 MB of the 64 MiB that a device call may carry).
 # MDAnalysis 2.9.0 needs at import numpy, scipy, tqdm, msgpack (through mmtf-python), packaging, filelock,
 # mmtf-python and mda-xdrlib, and lists joblib (+ cloudpickle), threadpoolctl, matplotlib and GridDataFormats too.
 # scipy (35 MB) and matplotlib (10 MB and its own dependencies) would not fit beside the rest; the image has both.
 set -euo pipefail
 mdanalysis=1
-case "${1:-}" in
-    "") ;;
-    --without-mdanalysis) mdanalysis=0 ;;
-    *) echo "unknown argument $1"; exit 2 ;;
-esac
+wheel=0
+for argument in "$@"; do
+    case "$argument" in
+        --without-mdanalysis) mdanalysis=0 ;;
+        --wheel) wheel=1 ;;
+        *) echo "unknown argument $argument"; exit 2 ;;
+    esac
+done
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null  # makes sure the Debian packages copied below are installed
 rm -rf .whl .deps
@@ -42,6 +48,11 @@ if [ $mdanalysis = 1 ]; then
         --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
         -d .whl/extra/if-missing tqdm==4.70.1 msgpack==1.2.4 packaging==26.3 filelock==4.2.11 joblib==1.6.0 \
         cloudpickle==3.1.2 threadpoolctl==3.8.0 pyparsing==3.3.3
+fi
+if [ $wheel = 1 ]; then
+    python312=${NARUMI_WHEEL_PYTHON:-$(ls "$HOME"/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -n 1)}
+    [ -x "$python312" ] || { echo "--wheel: no Python 3.12 found (set NARUMI_WHEEL_PYTHON)"; exit 1; }
+    NARUMI_WHEEL_PYTHON=$python312 NARUMI_WHEEL_DIR=$PWD/.whl/project python3 -m pytest -q tests/wheel
 fi
 cp -r /usr/src/googletest .deps/googletest
 cp -r /usr/include/eigen3 .deps/eigen/include/

@@ -2,8 +2,8 @@
 virtual environment (OpenMM and the other dependencies from PyPI), then used there with no repository, no
 LD_LIBRARY_PATH and no OPENMM_PLUGIN_DIR: import, a short CPU simulation with NarumiNonbondedForce checked against
 OpenMM's NonbondedForce, --check, and the command-line tools.  Slow (a full build): run by .ci/run, not by
-scripts/test.sh.  NARUMI_WHEEL_DIR=DIR keeps the wheel in DIR (scripts/prepare_device_carry.sh carries it to the GPU
-machine)."""
+scripts/test.sh.  NARUMI_WHEEL_PYTHON=python3.12 builds and tests the wheel of another interpreter (the GPU machine
+has Python 3.12), NARUMI_WHEEL_DIR=DIR keeps the wheel in DIR (scripts/prepare_device_carry.sh does both)."""
 import glob
 import os
 import shutil
@@ -14,6 +14,7 @@ import tarfile
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD_PYTHON = os.environ.get("NARUMI_WHEEL_PYTHON", sys.executable)
 CLEAN_ENV = {key: value for key, value in os.environ.items()
              if key not in ("LD_LIBRARY_PATH", "OPENMM_PLUGIN_DIR", "PYTHONPATH", "VIRTUAL_ENV")}
 
@@ -37,14 +38,14 @@ def venv(tmp_path_factory):
                 archive.add(os.path.join(ROOT, name), arcname=name)
     with tarfile.open(work / "src.tar") as archive:
         archive.extractall(work / "src")
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(work / "dist"), str(work / "src")], cwd=work)
+    run([BUILD_PYTHON, "-m", "pip", "wheel", "--no-deps", "-w", str(work / "dist"), str(work / "src")], cwd=work)
     wheels = glob.glob(str(work / "dist" / "openmm_narumi-*.whl"))
     assert len(wheels) == 1, wheels
     keep = os.environ.get("NARUMI_WHEEL_DIR")
     if keep:
         os.makedirs(keep, exist_ok=True)
         shutil.copy(wheels[0], keep)
-    run([sys.executable, "-m", "venv", str(work / "venv")], cwd=work)
+    run([BUILD_PYTHON, "-m", "venv", str(work / "venv")], cwd=work)
     python = str(work / "venv" / "bin" / "python")
     run([python, "-m", "pip", "install", "--quiet", wheels[0]], cwd=work)
     return python, str(work / "venv" / "bin"), wheels[0]
