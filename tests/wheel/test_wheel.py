@@ -107,7 +107,7 @@ modeller = app.Modeller(app.Topology(), [])
 modeller.addSolvent(forcefield, boxSize=openmm.Vec3(2.0, 2.0, 2.0) * unit.nanometer)
 app.PDBFile.writeFile(modeller.topology, modeller.positions, open("water.pdb", "w"))
 '''], cwd=tmp_path)
-    out = run([os.path.join(bin, "narumi-map"), "water.pdb", "--spacing", "0.25", "--backend", "cpu", "--output",
+    out = run([os.path.join(bin, "narumi-map"), "water.pdb", "--spacing", "0.25", "--cutoff", "0.9", "--backend", "cpu", "--output",
                "water.dx", "--no-png"], cwd=tmp_path)
     assert "water.dx" in out and os.path.getsize(tmp_path / "water.dx") > 1000
     missing = subprocess.run([os.path.join(bin, "narumi-rdf"), "traj.dcd", "--top", "water.pdb", "--sel1", "name O"],
