@@ -79,7 +79,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     python3 -m pip install -v --no-build-isolation --no-deps \
         -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$PWD/$carried/.deps/googletest" \
         -Ccmake.define.Eigen3_DIR="$PWD/$carried/.deps/eigen/share/eigen3/cmake" \
-        -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
+        -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON -Ccmake.define.NARUMI_BUILD_TESTS=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
         { tail -n 80 /tmp/build.log; exit 1; }
     echo "built in ${SECONDS} s"
     python_tag=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
