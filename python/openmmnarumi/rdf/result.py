@@ -24,6 +24,7 @@ class RDFCounts:
 
     @classmethod
     def empty(cls, bins):
+        """No frames yet: zero counts in bins bins."""
         return cls(counts=np.zeros(int(bins), dtype=np.uint64))
 
     @classmethod
