@@ -10,7 +10,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["Accumulation", "UpdateSchedule", "checkOutputPath", "replaceAtomically", "statePath"]
+__all__ = ["Accumulation", "UpdateSchedule", "checkAppendedSettings", "checkOutputPath", "loadArrays",
+           "replaceAtomically", "saveArrays", "statePath", "watchReporter"]
 
 #: Updates are spaced so that writing takes at most this share of the wall time between them.
 MAXIMUM_WRITE_SHARE = 0.02
@@ -98,7 +99,8 @@ class UpdateSchedule:
 
 class Accumulation:
     """The data of one reporter's run, apart from the reporter object so that the finalizer and the exit handler can
-    write it after the reporter is gone.  Subclasses implement frames(), writeResults(final) and saveState(path)."""
+    write it after the reporter is gone.  Subclasses implement snapshot() (what is to be written, read from the
+    engine once per update; None before the first frame) and writeResults(snapshot, final)."""
 
     def __init__(self, schedule):
         self.schedule = schedule
@@ -107,13 +109,10 @@ class Accumulation:
         self.writtenStep = -1   # the lastStep of the files on disk
         self._lock = threading.Lock()
 
-    def frames(self):
+    def snapshot(self):
         raise NotImplementedError
 
-    def writeResults(self, final):
-        raise NotImplementedError
-
-    def saveState(self, path):
+    def writeResults(self, snapshot, final):
         raise NotImplementedError
 
     def reported(self):
@@ -125,8 +124,9 @@ class Accumulation:
 
     def write(self, final):
         with self._lock:
-            if self.frames() > 0:
-                self.writeResults(final)
+            snapshot = self.snapshot()
+            if snapshot is not None:
+                self.writeResults(snapshot, final)
                 self.writtenStep = self.lastStep
 
     def finish(self):
@@ -136,6 +136,15 @@ class Accumulation:
                 return
             self.finished = True
         self.write(final=True)
+
+
+def checkAppendedSettings(appended, signature, path):
+    """ValueError naming the first setting of signature (name -> array) that differs from the state file's."""
+    for key, value in signature.items():
+        earlier = appended[key]
+        if earlier.shape != value.shape or not np.array_equal(earlier, value):
+            raise ValueError(f"append=True: {path!r} was written with other settings ({key} differs); use another "
+                             "file or append=False")
 
 
 def watchReporter(reporter, accumulation):

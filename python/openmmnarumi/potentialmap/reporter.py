@@ -3,8 +3,8 @@ import os
 
 import numpy as np
 
-from .._reporting import (Accumulation, UpdateSchedule, checkOutputPath, loadArrays, replaceAtomically, saveArrays,
-                          statePath, watchReporter)
+from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, loadArrays,
+                          replaceAtomically, saveArrays, statePath, watchReporter)
 from .._system import chargesFromSystem, nonbondedCutoff
 from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
 from .engine import boxInNanometers, createEngine, makeLattice
@@ -154,20 +154,13 @@ class _MapAccumulation(Accumulation):
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
                               accumulation, backend)
         if self.appended is not None:
-            self._checkAppended(engine, charges)
+            checkAppendedSettings(self.appended, self._signature(engine, charges), self.statePath)
         self.engine, self.charges = engine, charges
 
     def _signature(self, engine, charges):
         return {"origin": np.asarray(engine.origin, float), "spacing": np.asarray(engine.spacing, float),
                 "dims": np.asarray(engine.dims, np.int64), "charges": np.asarray(charges, float),
                 "method": np.array(self.method), "cutoff": np.array(-1.0 if self.cutoff is None else self.cutoff)}
-
-    def _checkAppended(self, engine, charges):
-        for key, value in self._signature(engine, charges).items():
-            earlier = self.appended[key]
-            if earlier.shape != value.shape or not np.array_equal(earlier, value):
-                raise ValueError(f"append=True: {self.statePath!r} was written with other settings ({key} differs); "
-                                 "use another file or append=False")
 
     def frames(self):
         earlier = 0 if self.appended is None else int(self.appended["frames"])
@@ -182,16 +175,21 @@ class _MapAccumulation(Accumulation):
         earlierFrames = int(self.appended["frames"])
         return (self.appended["average"] * earlierFrames + average * current) / (earlierFrames + current)
 
-    def map(self):
+    def map(self, array=None):
+        """The average as a PotentialMap; array: averageArray() when the caller has it already."""
         if self.engine is None or self.frames() == 0:
             raise RuntimeError("no frame has been reported yet")
-        return PotentialMap._fromEngineArray(self.averageArray(), self.engine, frames=self.frames(), method=self.method,
-                                             cutoff=self.cutoff)
+        return PotentialMap._fromEngineArray(self.averageArray() if array is None else array, self.engine,
+                                             frames=self.frames(), method=self.method, cutoff=self.cutoff)
 
-    def writeResults(self, final):
-        average = self.map()
+    def snapshot(self):
+        # One download of the map per update, for both the .dx and the state file.
+        return None if self.engine is None or self.frames() == 0 else self.averageArray()
+
+    def writeResults(self, array, final):
+        average = self.map(array)
         replaceAtomically(self.file, lambda path: average.writeDX(path, self.units, self.temperature))
-        saveArrays(self.statePath, average=self.averageArray(), frames=self.frames(), lastStep=self.lastStep,
+        saveArrays(self.statePath, average=array, frames=self.frames(), lastStep=self.lastStep,
                    **self._signature(self.engine, self.charges))
         if final and self.pngPath is not None:
             replaceAtomically(self.pngPath, lambda path: average.writeSlicePNG(

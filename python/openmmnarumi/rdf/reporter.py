@@ -1,12 +1,13 @@
 """RDFReporter: g(r) accumulated inside the running Context, on disk all along (CSV + JSON sidecar, PNG at the end)."""
+import dataclasses
 import os
 import warnings
 
 import numpy as np
 
 from .._deprecation import renamedKeywords
-from .._reporting import (Accumulation, UpdateSchedule, checkOutputPath, loadArrays, replaceAtomically, saveArrays,
-                          statePath, watchReporter)
+from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, loadArrays,
+                          replaceAtomically, saveArrays, statePath, watchReporter)
 from .._units import nanometers, nanometers3
 from .result import RDFCounts, RDFResult, metadataPath, outputPaths
 from .selection import exclusionGroups, selectAtoms
@@ -172,12 +173,7 @@ class _RDFAccumulation(Accumulation):
 
     def checkAppendedSettings(self):
         """The earlier run must have counted the same pairs into the same bins."""
-        current = self._signature()
-        for key, value in current.items():
-            earlier = self.appended[key]
-            if earlier.shape != value.shape or not np.array_equal(earlier, value):
-                raise ValueError(f"append=True: {self.statePath!r} was written with other settings ({key} differs); "
-                                 "use another file or append=False")
+        checkAppendedSettings(self.appended, self._signature(), self.statePath)
 
     def _signature(self):
         s = self.settings
@@ -205,22 +201,23 @@ class _RDFAccumulation(Accumulation):
         return counts
 
     def counts(self):
+        """Every frame's counts so far (one download from the live sampler), with the last frame's step."""
         total = self.earlier if self.sampler is None else self.earlier + self._liveCounts()
-        total.lastStep = self.lastStep
-        return total
+        return dataclasses.replace(total, lastStep=self.lastStep)
 
-    def frames(self):
-        return self.counts().frames
-
-    def result(self):
+    def result(self, counts=None):
         s = self.settings
         size1 = len(s.getSelection1())
-        return RDFResult.fromCounts(self.counts(), s.getRMin(), s.getRMax(), size1, len(s.getSelection2()) or size1,
-                                    self.referenceVolume, backend=f"in-context ({self.platform} platform)")
+        return RDFResult.fromCounts(self.counts() if counts is None else counts, s.getRMin(), s.getRMax(), size1,
+                                    len(s.getSelection2()) or size1, self.referenceVolume,
+                                    backend=f"in-context ({self.platform} platform)")
 
-    def writeResults(self, final):
+    def snapshot(self):
         counts = self.counts()
-        result = self.result()
+        return counts if counts.frames > 0 else None
+
+    def writeResults(self, counts, final):
+        result = self.result(counts)
         replaceAtomically(self.csvPath, result.writeCSV)
         replaceAtomically(metadataPath(self.csvPath), result.writeMetadata)
         saveArrays(self.statePath, counts=counts.counts.astype(np.int64), frames=counts.frames,
