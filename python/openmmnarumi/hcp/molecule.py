@@ -70,10 +70,7 @@ def prepareMolecule(pdbFile, forcefield=("amber14-all.xml",), keepSolvent=False,
     pdb = app.PDBFile(pdbFile)
     modeller = app.Modeller(pdb.topology, pdb.positions)
     if not keepSolvent:
-        modeller.deleteWater()
-        ions = [r for r in modeller.topology.residues() if r.name.upper() in _ION_RESIDUES and len(list(r.atoms())) == 1]
-        if ions:
-            modeller.delete(ions)
+        modeller.delete([residue for residue in modeller.topology.residues() if _isSolvent(residue)])
     if modeller.topology.getNumAtoms() == 0:
         raise ValueError(f"{pdbFile}: no atoms left (only solvent?)")
     forcefieldObject = app.ForceField(*forcefield)
@@ -87,6 +84,7 @@ def prepareMolecule(pdbFile, forcefield=("amber14-all.xml",), keepSolvent=False,
 
 
 def _isSolvent(residue):
+    """Water (PDBFile names it HOH; PQR files keep WAT, SOL, TIP3, ...) or a monatomic ion."""
     return residue.name.upper() in _WATER_RESIDUES or (
         residue.name.upper() in _ION_RESIDUES and len(list(residue.atoms())) == 1)
 
