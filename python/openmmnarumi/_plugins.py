@@ -59,11 +59,11 @@ def loadPlugins():
     import openmm
     info = buildInfo()
     failures = []
+    cudaVersion = installedVersion("openmm-cuda-13")
     for platform, library in LIBRARIES.items():
         path = os.path.join(_HERE, library)
         if not os.path.exists(path):
             continue
-        cudaVersion = installedVersion("openmm-cuda-13")
         if platform == "CUDA" and info is not None and cudaVersion not in (None, info.OPENMM_VERSION):
             failures.append(f"{library}: openmm-cuda-13 {cudaVersion} is installed, this build needs "
                             f"{info.OPENMM_VERSION}: pip install openmm-cuda-13=={info.OPENMM_VERSION}")
