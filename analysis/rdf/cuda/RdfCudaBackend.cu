@@ -1,11 +1,16 @@
 /**
  * The CUDA backend of RdfEngine: host side.  Per frame: gather the selected atoms' positions into page-locked memory,
- * upload them in one copy, and let CudaPairHistogram (RdfCudaHistogram.cu) wrap, sort and histogram them on this
- * backend's stream; the frame is synchronous, so the caller may reuse its positions at once.
+ * upload them in one copy on a copy stream, and let CudaPairHistogram (RdfCudaHistogram.cu) wrap, sort and histogram
+ * them on the compute stream.  Frames are pipelined: accumulate() returns once the frame is queued (the caller may
+ * reuse its positions at once, they were copied), so the host gathers and uploads frame k+1 while the GPU counts
+ * frame k; two staging slots bound how far the host runs ahead.  Reading, clearing or destroying the counts waits
+ * for every queued frame, and an error of a queued frame is thrown there or by a later accumulate().
  */
 
 #include "RdfCudaHistogram.h"
 #include "RdfEngine.h"
+#include "NarumiCommon/CudaEvent.h"
+#include <array>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -41,13 +46,21 @@ public:
         int numSMs = 1;
         checkCuda(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device_), "multiprocessor count");
         checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        checkCuda(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        for (FrameSlot& slot : slots_) {
+            slot.uploaded = std::make_unique<Common::CudaEvent>();
+            slot.consumed = std::make_unique<Common::CudaEvent>();
+            slot.consumed->record(stream_);
+        }
         histogram_ = std::make_unique<CudaPairHistogram>(problem_, numSMs, false, stream_);
         checkCuda(cudaStreamSynchronize(stream_), "RDF set-up");
     }
 
     ~CudaBackend() override {
         cudaSetDevice(device_);
+        cudaStreamSynchronize(stream_);   // queued frames still read the slots' memory
         histogram_.reset();
+        cudaStreamDestroy(copyStream_);
         cudaStreamDestroy(stream_);
     }
 
@@ -68,17 +81,33 @@ public:
 
     void accumulate(const FrameInput& frame) override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        FrameSlot& slot = slots_[nextSlot_];
+        nextSlot_ = (nextSlot_ + 1) % slots_.size();
+        // The frame that used this slot two frames ago must have left its staging and device memory.
+        slot.consumed->synchronize("RDF frame");
         DevicePositions positions;
         if (frame.positionsFloat)
-            uploadSelected(frame.positionsFloat, stagingFloat_, positionsFloat_, positions.selectedFloat);
+            uploadSelected(frame.positionsFloat, slot.stagingFloat, slot.positionsFloat, positions.selectedFloat);
         else
-            uploadSelected(frame.positionsDouble, stagingDouble_, positionsDouble_, positions.selectedDouble);
+            uploadSelected(frame.positionsDouble, slot.stagingDouble, slot.positionsDouble, positions.selectedDouble);
+        slot.uploaded->record(copyStream_);
+        slot.uploaded->makeWait(stream_);
         histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_);
-        // Synchronous: the caller may reuse its positions at once, and errors surface in this frame.
-        checkCuda(cudaStreamSynchronize(stream_), "RDF frame");
+        slot.consumed->record(stream_);
+        checkCuda(cudaGetLastError(), "RDF frame launch");
     }
 
 private:
+    /** What one frame in flight owns: its staged host copy, its device copy, and the points where the copy is
+     *  uploaded and where the GPU no longer needs either. */
+    struct FrameSlot {
+        Common::PinnedBuffer<float> stagingFloat;
+        Common::PinnedBuffer<double> stagingDouble;
+        Common::DeviceBuffer<float> positionsFloat;
+        Common::DeviceBuffer<double> positionsDouble;
+        std::unique_ptr<Common::CudaEvent> uploaded, consumed;
+    };
+
     /** Only the selected atoms travel: gathered in selection order into page-locked memory, uploaded in one copy;
      *  selected[0] and selected[1] point at the device copies of selections A and B. */
     template <class Real>
@@ -88,19 +117,17 @@ private:
         Real* host = staging.resize(valuesA + valuesB);
         gatherSelected(frame, problem_.selectionA, host);
         gatherSelected(frame, problem_.selectionB, host + valuesA);
-        device.upload(host, valuesA + valuesB, stream_);
+        device.upload(host, valuesA + valuesB, copyStream_);
         selected[0] = device.data();
         selected[1] = device.data() + valuesA;
     }
 
     RdfProblem problem_;
     int device_ = 0;
-    cudaStream_t stream_ = nullptr;
+    cudaStream_t stream_ = nullptr, copyStream_ = nullptr;
     std::unique_ptr<CudaPairHistogram> histogram_;
-    Common::PinnedBuffer<float> stagingFloat_;
-    Common::PinnedBuffer<double> stagingDouble_;
-    Common::DeviceBuffer<float> positionsFloat_;
-    Common::DeviceBuffer<double> positionsDouble_;
+    std::array<FrameSlot, 2> slots_;
+    size_t nextSlot_ = 0;
 };
 
 } // namespace

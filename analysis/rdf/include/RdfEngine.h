@@ -114,7 +114,9 @@ public:
     RdfEngine(RdfProblem problem, std::unique_ptr<PairHistogramBackend> backend);
     ~RdfEngine();
 
-    /** Adds one frame.  box: 9 values (a, b, c row by row, nm) in OpenMM's reduced form, or nullptr. */
+    /** Adds one frame.  box: 9 values (a, b, c row by row, nm) in OpenMM's reduced form, or nullptr.  Bad input
+     *  throws here; the CUDA backend queues the frame and returns (positions may be reused at once), and reading,
+     *  resetting or destroying the counts waits for every queued frame. */
     void addFrame(const float* positions, const double* box);
     void addFrame(const double* positions, const double* box);
 

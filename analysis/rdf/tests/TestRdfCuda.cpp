@@ -7,6 +7,7 @@
 
 #include "RdfTestSystems.h"
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -61,6 +62,39 @@ TEST_F(RdfCuda, CountsEqualTheCpuBackendOnEveryPath) {
         EXPECT_EQ(binsOutsideBand(countsOf(s, all, nullptr, settings(boxes[b].rMax, 173, Backend::CUDA, Algorithm::CellList, 0.02), false), band), 0)
             << boxes[b].name;
     }
+}
+
+TEST_F(RdfCuda, PipelinedFramesEachCountTheirOwnPositions) {
+    // Frames are queued, not waited for: the caller overwrites its one buffer right after each addFrame, and the
+    // frames alternate float and double input and both algorithms, so a slot reused too early changes the counts.
+    const int numAtoms = 6000, numFrames = 9;
+    std::vector<double> box = cube(5.0);
+    std::vector<int> all = range(0, numAtoms);
+    RdfEngine gpu(numAtoms, all, nullptr, settings(1.2, 120, Backend::CUDA, Algorithm::AllPairs));
+    RdfEngine gpuCells(numAtoms, all, nullptr, settings(1.2, 120, Backend::CUDA, Algorithm::CellList));
+    RdfEngine cpu(numAtoms, all, nullptr, settings(1.2, 120, Backend::CPU, Algorithm::AllPairs));
+    std::vector<double> buffer(3 * numAtoms);
+    std::vector<float> bufferFloat(3 * numAtoms);
+    for (int f = 0; f < numFrames; f++) {
+        System s = randomSystem(numAtoms, box, 500 + f);
+        std::copy(s.positions.begin(), s.positions.end(), bufferFloat.begin());
+        std::copy(bufferFloat.begin(), bufferFloat.end(), buffer.begin());   // the float-rounded frame, in double
+        cpu.addFrame(buffer.data(), box.data());
+        if (f % 2 == 0) {
+            gpu.addFrame(buffer.data(), box.data());
+            gpuCells.addFrame(bufferFloat.data(), box.data());
+        } else {
+            gpu.addFrame(bufferFloat.data(), box.data());
+            gpuCells.addFrame(buffer.data(), box.data());
+        }
+        std::fill(buffer.begin(), buffer.end(), 0.0);
+        std::fill(bufferFloat.begin(), bufferFloat.end(), 0.0f);
+    }
+    std::vector<uint64_t> expected = cpu.pairCounts();
+    ASSERT_GT(total(expected), (uint64_t) numFrames * 100000u);
+    EXPECT_EQ(gpu.pairCounts(), expected);
+    EXPECT_EQ(gpuCells.pairCounts(), expected);
+    EXPECT_EQ(gpu.numFrames(), numFrames);
 }
 
 TEST_F(RdfCuda, ManyCellsAndThousandsOfBinsInSeveralPasses) {

@@ -1,0 +1,53 @@
+#ifndef NARUMI_COMMON_CUDA_EVENT_H_
+#define NARUMI_COMMON_CUDA_EVENT_H_
+
+/**
+ * CudaEvent: a move-only RAII CUDA event without timing (StageTimer keeps the timed ones), the one way the project
+ * orders work between streams and lets the host wait for a point in a stream.  Create, record and destroy it while
+ * the device context it belongs to is current.
+ */
+
+#include "NarumiCommon/CudaError.h"
+#include <cuda_runtime_api.h>
+#include <utility>
+
+namespace OpenMMNarumi::Common {
+
+class CudaEvent {
+public:
+    CudaEvent() {
+        checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+    }
+    CudaEvent(const CudaEvent&) = delete;
+    CudaEvent& operator=(const CudaEvent&) = delete;
+    CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {
+    }
+    CudaEvent& operator=(CudaEvent&& other) noexcept {
+        std::swap(event_, other.event_);
+        return *this;
+    }
+    ~CudaEvent() {
+        if (event_ != nullptr)
+            cudaEventDestroy(event_);
+    }
+
+    /** Marks the point that the work queued on stream so far reaches. */
+    void record(cudaStream_t stream) {
+        checkCuda(cudaEventRecord(event_, stream), "cudaEventRecord");
+    }
+    /** Makes later work on stream wait for the recorded point (the host does not wait). */
+    void makeWait(cudaStream_t stream) const {
+        checkCuda(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent");
+    }
+    /** Blocks the host until the recorded point is reached; an error of the work before it is thrown here. */
+    void synchronize(const char* what) const {
+        checkCuda(cudaEventSynchronize(event_), what);
+    }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+} // namespace OpenMMNarumi::Common
+
+#endif // NARUMI_COMMON_CUDA_EVENT_H_
