@@ -6,6 +6,7 @@
 #include "CudaBackend.h"
 #include "CutoffKernels.cuh"
 #include "DirectKernel.cuh"
+#include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/RadixSortBits.h"
@@ -57,6 +58,11 @@ class CudaBackend : public MapBackend {
 public:
     CudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
         : lattice(lattice), charges(charges), options(options) {
+        int numDevices = Common::cudaDeviceCount();
+        if (options.cudaDevice < 0 || options.cudaDevice >= numDevices)
+            throw std::invalid_argument("cudaDevice = " + std::to_string(options.cudaDevice) + " does not exist (" +
+                                        std::to_string(numDevices) + " CUDA devices)");
+        checkCuda(cudaSetDevice(options.cudaDevice), "cudaSetDevice");
         softwareRsqrt = options.directSoftwareRsqrt >= 0 ? options.directSoftwareRsqrt : defaultSoftwareRsqrt(options.accumulation);
         const size_t numAtoms = charges.size();
         deviceCharges.upload(charges);
@@ -65,6 +71,10 @@ public:
         deviceFlag.resize(1);
         if (options.method == Method::Cutoff)
             setUpCells();
+    }
+
+    ~CudaBackend() override {
+        cudaSetDevice(options.cudaDevice);   // the buffers and events below belong to this device
     }
 
     void compute(const double* positions, const PeriodicBox* box, float* map) override {
@@ -89,6 +99,7 @@ public:
     }
 
     void getSum(double* sum) override {
+        checkCuda(cudaSetDevice(options.cudaDevice), "cudaSetDevice");
         if (!haveSum) {
             std::fill(sum, sum + lattice.numPoints(), 0.0);
             return;
@@ -97,6 +108,7 @@ public:
     }
 
     void resetSum() override {
+        checkCuda(cudaSetDevice(options.cudaDevice), "cudaSetDevice");
         if (haveSum)
             deviceSum.zero();
     }
@@ -114,6 +126,7 @@ private:
      *  "binning" marked, the "map" stage open. */
     void run(const double* positions, const PeriodicBox* box) {
         const size_t numAtoms = charges.size();
+        checkCuda(cudaSetDevice(options.cudaDevice), "cudaSetDevice");
         deviceFlag.zero();
         timer.start();
         if (options.method == Method::Direct)

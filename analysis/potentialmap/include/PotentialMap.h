@@ -67,6 +67,7 @@ struct Options {
     Accumulation accumulation = Accumulation::Compensated;
     Backend backend = Backend::Auto;              // Auto: CUDA when a device is present, otherwise the CPU
     int cpuThreads = 0;                           // CPU backend threads; 0: all hardware threads
+    int cudaDevice = 0;                           // CUDA backend: the device it runs on
     int directSoftwareRsqrt = -1;                 // CUDA direct kernel: points of 16 per thread whose 1/r runs on
                                                   // the FMA pipe (0, 2, 4 or 6); -1: the default (4)
 };
@@ -101,6 +102,9 @@ public:
     void accumulate(const double* positions, const PeriodicBox* box);
     /** The time average so far (kJ/mol/e, double); throws if no frame was accumulated. */
     void getAverage(double* average);
+    /** The sum of the accumulated frames' maps (kJ/mol/e, double; zeros before the first frame): what parallel runs
+     *  add up before dividing by their total frame count. */
+    void getSum(double* sum);
     int numFrames() const {
         return frames;
     }

@@ -104,7 +104,7 @@ PYBIND11_MODULE(_potentialmap, module) {
     py::class_<PotentialMapEngine>(module, "Engine")
         .def(py::init([](const DoubleArray& origin, const DoubleArray& spacing, const std::vector<int>& dims, const DoubleArray& charges,
                          const std::string& method, double cutoff, const std::string& accumulation, const std::string& backend,
-                         int cpuThreads, int directSoftwareRsqrt) {
+                         int cpuThreads, int directSoftwareRsqrt, int cudaDevice) {
                  if (dims.size() != 3)
                      throw std::invalid_argument("dims must have 3 entries");
                  if (charges.ndim() != 1)
@@ -120,12 +120,13 @@ PYBIND11_MODULE(_potentialmap, module) {
                  options.backend = parseBackend(backend);
                  options.cpuThreads = cpuThreads;
                  options.directSoftwareRsqrt = directSoftwareRsqrt;
+                 options.cudaDevice = cudaDevice;
                  std::vector<double> values(charges.data(), charges.data() + charges.shape(0));
                  return std::make_unique<PotentialMapEngine>(lattice, values, options);
              }),
              py::arg("origin"), py::arg("spacing"), py::arg("dims"), py::arg("charges"), py::arg("method") = "cutoff",
              py::arg("cutoff") = 1.2, py::arg("accumulation") = "compensated", py::arg("backend") = "auto", py::arg("cpuThreads") = 0,
-             py::arg("directSoftwareRsqrt") = -1)
+             py::arg("directSoftwareRsqrt") = -1, py::arg("cudaDevice") = 0)
         .def(
             "compute",
             [](PotentialMapEngine& engine, const DoubleArray& positions, const py::object& box) {
@@ -158,6 +159,13 @@ PYBIND11_MODULE(_potentialmap, module) {
                  return average;
              },
              "The time-averaged map (float64, shape (nz, ny, nx), kJ/mol/e)")
+        .def("sum",
+             [](PotentialMapEngine& engine) {
+                 auto sum = shapedLike(engine.lattice());
+                 engine.getSum(sum.mutable_data());
+                 return sum;
+             },
+             "The sum of the accumulated frames' maps (float64, shape (nz, ny, nx), kJ/mol/e)")
         .def("reset", &PotentialMapEngine::reset)
         .def_property_readonly("numFrames", &PotentialMapEngine::numFrames)
         .def_property_readonly("backend", &PotentialMapEngine::backendName)

@@ -211,6 +211,10 @@ void PotentialMapEngine::getAverage(double* average) {
         average[i] /= frames;
 }
 
+void PotentialMapEngine::getSum(double* sum) {
+    backend_->getSum(sum);
+}
+
 void PotentialMapEngine::reset() {
     backend_->resetSum();
     frames = 0;

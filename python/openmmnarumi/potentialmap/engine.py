@@ -66,11 +66,12 @@ def makeLattice(spacing, region=None, positions=None, boxVectors=None, margin=0.
     return lo, np.full(3, h), dims
 
 
-def createEngine(lattice, charges, method, cutoff, accumulation, backend):
+def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice=0):
     """The compiled engine for a lattice (origin, spacing[3], dims[3]) and charges (e); cutoff in nm."""
     origin, spacings, dims = lattice
     return _potentialmap.Engine(np.asarray(origin, float), np.asarray(spacings, float), [int(d) for d in dims], charges,
-                                method=method, cutoff=cutoff, accumulation=accumulation, backend=backend)
+                                method=method, cutoff=cutoff, accumulation=accumulation, backend=backend,
+                                cudaDevice=cudaDevice)
 
 
 def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.5, method="cutoff", cutoff=1.2,

@@ -1,0 +1,95 @@
+"""NarumiAnalysisBase: what the project's MDAnalysis classes share (parallel backends, a CUDA device per part,
+the engine built in the worker and dropped before the worker's results travel back)."""
+import numpy as np
+
+from ._mdanalysis import AnalysisBase, BackendMultiprocessing, triclinic_vectors
+from .backends import DaskClusterBackend, ForkServerBackend
+
+__all__ = ["NarumiAnalysisBase"]
+
+ENGINE_BACKENDS = ("auto", "cuda", "cpu")
+
+
+def cudaDeviceCount():
+    """CUDA devices this process sees (0 without a CUDA build or device)."""
+    from .. import _hcp
+    return _hcp.cuda_device_count()
+
+
+def boxInNanometers(ts):
+    """OpenMM's reduced box vectors (3 x 3, nm) of a Timestep, or None when the frame has no box."""
+    from ..potentialmap.structure import reducedBox
+    dimensions = ts.dimensions
+    if dimensions is None or not np.all(np.asarray(dimensions[:3]) > 0):
+        return None
+    return reducedBox(triclinic_vectors(dimensions).astype(np.float64) * 0.1)
+
+
+class NarumiAnalysisBase(AnalysisBase):
+    """An AnalysisBase that runs serial, with MDAnalysis' multiprocessing and dask backends, or with
+    :class:`DaskClusterBackend`; subclasses build their engine in ``_createEngine(device)``, fill ``self.results``
+    from it in ``_collectEngine()``, and declare their aggregation in ``_get_aggregator``."""
+
+    _analysis_algorithm_is_parallelizable = True
+
+    @classmethod
+    def get_supported_backends(cls):
+        return ("serial", "multiprocessing", "dask")
+
+    def __init__(self, trajectory, engine="auto", devices=None, **kwargs):
+        super().__init__(trajectory, **kwargs)
+        if engine not in ENGINE_BACKENDS:
+            raise ValueError(f"engine must be one of {ENGINE_BACKENDS}, got {engine!r}")
+        if devices is not None:
+            devices = [int(d) for d in np.atleast_1d(devices)]
+            if not devices or min(devices) < 0:
+                raise ValueError(f"devices must be a non-empty list of CUDA device indices, got {devices}")
+        self._engineBackend = engine
+        self._devices = devices
+        self._firstIndexOfPart = {}
+        self._engine = None
+
+    def _configure_backend(self, backend, n_workers, unsupported_backend=False):
+        # DaskClusterBackend is this package's own and tested with these classes.
+        if isinstance(backend, DaskClusterBackend):
+            unsupported_backend = True
+        executor = super()._configure_backend(backend, n_workers, unsupported_backend)
+        if type(executor) is BackendMultiprocessing:
+            executor = ForkServerBackend(n_workers=executor.n_workers)
+        return executor
+
+    def _setup_computation_groups(self, *args, **kwargs):
+        groups = super()._setup_computation_groups(*args, **kwargs)
+        self._firstIndexOfPart = {int(group[0, 0]): part for part, group in enumerate(groups) if len(group)}
+        return groups
+
+    def deviceForPart(self, part):
+        """The CUDA device of part `part` of a run: devices[part % len(devices)] (default: all visible devices)."""
+        devices = self._devices
+        if devices is None:
+            count = cudaDeviceCount()
+            devices = list(range(count)) if count > 0 else [0]
+        return devices[part % len(devices)]
+
+    def _compute(self, indexed_frames, *args, **kwargs):
+        part = self._firstIndexOfPart.get(int(indexed_frames[0, 0]), 0) if len(indexed_frames) else 0
+        self._engine = self._createEngine(self.deviceForPart(part))
+        try:
+            result = super()._compute(indexed_frames, *args, **kwargs)
+            self._collectEngine()
+        finally:
+            self._engine = None  # engines hold GPU memory and cannot be pickled back to the caller
+        return result
+
+    def _createEngine(self, device):
+        raise NotImplementedError
+
+    def _collectEngine(self):
+        raise NotImplementedError
+
+    def _boxOrRaise(self, what):
+        """This frame's box (nm) or a ValueError naming the frame and what needed it."""
+        box = boxInNanometers(self._ts)
+        if box is None:
+            raise ValueError(f"frame {self._ts.frame} has no periodic box, which {what} needs")
+        return box

@@ -1,0 +1,104 @@
+"""PotentialMapAnalysis: the time-averaged electrostatic potential map of a trajectory."""
+import numpy as np
+
+from ._mdanalysis import ResultsGroup
+from .base import NarumiAnalysisBase, boxInNanometers
+
+__all__ = ["PotentialMapAnalysis"]
+
+METHODS = ("cutoff", "direct")
+
+
+def _first(values):
+    return values[0]
+
+
+def atomCharges(atomgroup, charges):
+    """Charges (e) of the group's atoms: the given array, else the topology's (PSF, PRMTOP, TPR, PQR, ...)."""
+    if charges is None:
+        if not hasattr(atomgroup, "charges"):
+            raise ValueError("the topology has no charges: give charges= (one per atom, e), e.g. "
+                             "openmmnarumi.chargesFromSystem(system)[atomgroup.ix]")
+        charges = atomgroup.charges
+    charges = np.ascontiguousarray(charges, dtype=np.float64)
+    if charges.shape != (len(atomgroup),):
+        raise ValueError(f"{charges.shape[0] if charges.ndim else 0} charges for {len(atomgroup)} atoms")
+    if not np.all(np.isfinite(charges)):
+        raise ValueError("charges must be finite")
+    return charges
+
+
+class PotentialMapAnalysis(NarumiAnalysisBase):
+    """The time-averaged electrostatic potential of an AtomGroup on a lattice, over a trajectory.
+
+    The map is the one of :func:`openmmnarumi.potentialmap.computePotentialMap` averaged over frames, computed by
+    the same engine (GPU, or CPU): method "cutoff" (Rodrigues et al.'s smoothed cutoff, periodic by the
+    minimum-image convention when ``periodic``) or "direct" (every atom, no images).  MDAnalysis conventions:
+    lengths in Angstrom (``spacing``, ``cutoff``, ``margin``, ``region`` corners); charges in e, from ``charges``
+    or the topology.  The lattice is fixed at creation from the first frame of the trajectory: the periodic box
+    (``periodic``; default: periodic when the method is "cutoff" and the trajectory has a box) or the atoms'
+    bounding box grown by ``margin``, or ``region=((x0, y0, z0), (x1, y1, z1))``.
+
+    Results: ``results.sum`` (the sum of the frames' maps, kJ/mol/e, shape (nz, ny, nx)) and, after the run,
+    ``results.potential_map``: a :class:`openmmnarumi.potentialmap.PotentialMap` (``values[ix, iy, iz]`` in
+    kJ/mol/e; ``writeDX``, ``writeSlicePNG``: the reporter's files).  Parallel runs sum the workers' maps, then
+    divide by the frame count.
+    """
+
+    def __init__(self, atomgroup, charges=None, spacing=0.5, method="cutoff", cutoff=12.0, periodic=None,
+                 region=None, margin=5.0, accumulation="compensated", engine="auto", devices=None, **kwargs):
+        super().__init__(atomgroup.universe.trajectory, engine=engine, devices=devices, **kwargs)
+        from ..potentialmap.engine import makeLattice
+        if len(atomgroup) == 0:
+            raise ValueError("empty atom group")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if not float(cutoff) > 0:
+            raise ValueError(f"cutoff = {cutoff} A must be positive")
+        self.atomgroup = atomgroup
+        self.charges = atomCharges(atomgroup, charges)
+        self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation
+        trajectory = atomgroup.universe.trajectory
+        current = trajectory.ts.frame
+        trajectory[0]
+        box = boxInNanometers(trajectory.ts)
+        positions = atomgroup.positions.astype(np.float64) * 0.1
+        trajectory[current]
+        self.periodic = (method == "cutoff" and box is not None) if periodic is None else bool(periodic)
+        if self.periodic and method != "cutoff":
+            raise ValueError("periodic maps need method='cutoff'")
+        if self.periodic and box is None:
+            raise ValueError("periodic=True, but the trajectory's first frame has no box")
+        if region is not None:
+            region = np.asarray(region, dtype=np.float64) * 0.1
+        self._lattice = makeLattice(0.1 * float(spacing), region, positions, box if self.periodic else None,
+                                    0.1 * float(margin))
+
+    def _createEngine(self, device):
+        from ..potentialmap.engine import createEngine
+        return createEngine(self._lattice, self.charges, self.method, 0.1 * self.cutoff, self.accumulation,
+                            self._engineBackend, cudaDevice=device)
+
+    def _prepare(self):
+        dims = [int(d) for d in self._lattice[2]]
+        self.results.sum = np.zeros(dims[::-1])
+
+    def _single_frame(self):
+        box = self._boxOrRaise("a periodic map") if self.periodic else None
+        self._engine.accumulate(self.atomgroup.positions.astype(np.float64) * 0.1, box)
+
+    def _collectEngine(self):
+        self.results.sum = np.asarray(self._engine.sum())
+
+    def _get_aggregator(self):
+        return ResultsGroup(lookup={"sum": ResultsGroup.ndarray_sum})
+
+    def _conclude(self):
+        from ..potentialmap.result import PotentialMap
+        if self.n_frames == 0:
+            raise ValueError("no frames were analysed")
+        average = self.results.sum / self.n_frames
+        origin, spacing, _ = self._lattice
+        self.results.potential_map = PotentialMap(np.ascontiguousarray(average.transpose(2, 1, 0)), origin, spacing,
+                                                  frames=self.n_frames, method=self.method,
+                                                  cutoff=0.1 * self.cutoff if self.method == "cutoff" else None)
