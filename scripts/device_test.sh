@@ -13,6 +13,8 @@
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
+#   mdanalysis    benchmarks/mdanalysis_rdf_speed.py (openmmnarumi.mdanalysis.InterRDF vs MDAnalysis' InterRDF on a
+#                 trajectory of the 100k-atom water box; $MDANALYSIS_BENCH_ARGS: its options, e.g. "--frames 500")
 #   profile       benchmarks/profile_nonbonded.py (per-stage times next to whole steps; DHFR, ~100k and ~400k atoms)
 #   stages        benchmarks/stage_times.py (NarumiNonbondedForce stage times on DHFR and boxes of $STAGE_WATER_ATOMS)
 #   ncu           ncu on DHFR steps of both forces (benchmarks/kernel_steps.py): every kernel's duration, then the
@@ -173,6 +175,11 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== benchmark: HCP surface potential"
         python3 benchmarks/hcp_surface_potential.py --data-dir "$data_dir" --markdown "$out/hcp_benchmark.md" \
             --json "$out/hcp_benchmark.json" --repeats 10 --cpu-exact-limit ${HCP_CPU_EXACT_LIMIT:-1e10} || status=1
+    fi
+    if wants mdanalysis; then
+        echo "== benchmark: MDAnalysis trajectory RDF"
+        python3 -W ignore::DeprecationWarning benchmarks/mdanalysis_rdf_speed.py --markdown "$out/mdanalysis_benchmark.md" \
+            --json "$out/mdanalysis_benchmark.json" ${MDANALYSIS_BENCH_ARGS:-} || status=1
     fi
     echo "== exit status $status"
     exit $status

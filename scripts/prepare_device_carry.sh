@@ -2,7 +2,7 @@
 # Run here, before using the GPU machine (the device tool): gathers what that machine lacks into git-ignored
 # folders that a device call names in `carry`:
 #   .whl/   cp312 wheels of the pinned openmm, openmm-cuda-13 and swig (it has Python 3.12, no network), in
-#           .whl/extra/ mdtraj, MDAnalysis and gridDataFormats for the analysis tests and benchmarks (with the
+#           .whl/extra/ mdtraj, MDAnalysis, dask, distributed and gridDataFormats for the analysis tests and benchmarks (with the
 #           dependencies that machine's image lacks), and in .whl/extra/if-missing/ small dependencies that the
 #           image has (docs: its package list), installed there only where an import fails
 #   .deps/  GoogleTest sources and Eigen headers, copied from this machine's Debian packages
@@ -37,17 +37,19 @@ python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3
 # Test and benchmark companions (mdtraj and MDAnalysis for the RDF comparison, gridDataFormats to read .dx maps
 # back).
 extra=(mdtraj==1.11.1.post2 gridDataFormats==1.2.0 mrcfile==1.5.4)
-[ $mdanalysis = 1 ] && extra+=(MDAnalysis==2.9.0 mmtf-python==1.1.3 mda-xdrlib==0.2.0)
+[ $mdanalysis = 1 ] && extra+=(MDAnalysis==2.9.0 mmtf-python==1.1.3 mda-xdrlib==0.2.0 dask==2026.8.0 distributed==2026.8.0)
 python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_17_x86_64 \
     --platform manylinux2014_x86_64 -d .whl/extra "${extra[@]}"
 if [ $mdanalysis = 1 ]; then
     # The image has these (and scipy, matplotlib); carried in case one is gone, installed there only if missing
-    # (pyparsing: for mdtraj).
+    # (pyparsing: for mdtraj; click to zict: for dask and distributed).
     python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
         --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
         -d .whl/extra/if-missing tqdm==4.70.1 msgpack==1.2.4 packaging==26.3 filelock==4.2.11 joblib==1.6.0 \
-        cloudpickle==3.1.2 threadpoolctl==3.8.0 pyparsing==3.3.3
+        cloudpickle==3.1.2 threadpoolctl==3.8.0 pyparsing==3.3.3 \
+        click==8.4.0 fsspec==2026.9.0 partd==1.4.2 pyyaml==6.0.3 toolz==1.2.0 jinja2==3.1.6 markupsafe==3.0.3 \
+        locket==1.0.0 psutil==7.2.2 sortedcontainers==2.4.0 tblib==3.2.2 tornado==6.6.1 urllib3==2.7.0 zict==3.0.0
 fi
 if [ $wheel = 1 ]; then
     python312=${NARUMI_WHEEL_PYTHON:-$(ls "$HOME"/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -n 1)}

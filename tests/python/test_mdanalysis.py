@@ -199,6 +199,15 @@ def test_cuda_workers_after_the_parent_used_cuda():
     assert np.array_equal(parallel.results.count, serial.results.count)
 
 
+@pytest.mark.skipif(not cudaAvailable(), reason="no CUDA device")
+def test_a_missing_device_is_named():
+    u = water_universe(n_frames=2)
+    with pytest.raises(ValueError, match="cudaDevice = 99"):
+        InterRDF(u.atoms, u.atoms, range=(0.0, 8.0), engine="cuda", devices=[99]).run()
+    with pytest.raises(ValueError, match="cudaDevice = 99"):
+        PotentialMapAnalysis(u.atoms, spacing=3.0, engine="cuda", devices=[99]).run()
+
+
 # --- potential maps -----------------------------------------------------------------------------------------------
 
 def direct_sum(points, positions, charges):

@@ -21,8 +21,11 @@ class ForkServerBackend(BackendMultiprocessing):
 
     def apply(self, func, computations):
         import multiprocessing
-        with multiprocessing.get_context("forkserver").Pool(processes=self.n_workers) as pool:
-            return pool.map(func, computations)
+        from concurrent.futures import ProcessPoolExecutor
+        # A process pool executor, not multiprocessing.Pool: a worker that dies (or cannot start) breaks the run
+        # with BrokenProcessPool instead of being replaced forever.
+        with ProcessPoolExecutor(self.n_workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
+            return list(pool.map(func, computations))
 
 
 class DaskClusterBackend(BackendBase):
