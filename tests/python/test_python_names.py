@@ -245,6 +245,7 @@ def test_deprecated_prepare_molecule_keywords(data_dir):
 def test_every_public_name_has_a_docstring():
     """help() shows something for every class, function, method and property users reach, SWIG's C++ classes too."""
     import importlib
+    import importlib.util
     import inspect
     missing, seen = [], set()
 
@@ -254,7 +255,10 @@ def test_every_public_name_has_a_docstring():
             if not (inspect.getdoc(obj) or "").strip():
                 missing.append(name)
 
-    for moduleName in ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp"]:
+    moduleNames = ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp"]
+    if importlib.util.find_spec("MDAnalysis") is not None:
+        moduleNames.append("openmmnarumi.mdanalysis")  # MDAnalysis' naming, but help() shows everything
+    for moduleName in moduleNames:
         module = importlib.import_module(moduleName)
         for attribute in module.__all__:
             obj = getattr(module, attribute)
