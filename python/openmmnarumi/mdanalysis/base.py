@@ -87,9 +87,17 @@ class NarumiAnalysisBase(AnalysisBase):
     def _collectEngine(self):
         raise NotImplementedError
 
+    def _box(self):
+        """This frame's box (nm, reduced form) or None; recomputed only when the frame's dimensions change."""
+        dimensions = self._ts.dimensions
+        key = None if dimensions is None else dimensions.tobytes()
+        if key != getattr(self, "_lastBoxKey", b"") or not hasattr(self, "_lastBox"):
+            self._lastBox, self._lastBoxKey = boxInNanometers(self._ts), key
+        return self._lastBox
+
     def _boxOrRaise(self, what):
         """This frame's box (nm) or a ValueError naming the frame and what needed it."""
-        box = boxInNanometers(self._ts)
+        box = self._box()
         if box is None:
             raise ValueError(f"frame {self._ts.frame} has no periodic box, which {what} needs")
         return box

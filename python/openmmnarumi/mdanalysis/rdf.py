@@ -89,8 +89,8 @@ class InterRDF(NarumiAnalysisBase):
         """Ordered pairs of an atom with itself that InterRDF counts at distance 0 (none under an exclusion)."""
         if self._groups is not None:
             return 0
-        common = np.intersect1d(self.g1.ix, self.g2.ix)
-        return int(sum(np.count_nonzero(self.g1.ix == a) * np.count_nonzero(self.g2.ix == a) for a in common))
+        size = max(self.g1.ix.max(), self.g2.ix.max()) + 1
+        return int(np.dot(np.bincount(self.g1.ix, minlength=size), np.bincount(self.g2.ix, minlength=size)))
 
     def _createEngine(self, device):
         from ..rdf import RDFEngine
@@ -107,10 +107,12 @@ class InterRDF(NarumiAnalysisBase):
         self.results.volume_cum = 0.0
 
     def _single_frame(self):
-        box = boxInNanometers(self._ts)
+        box = self._box()
         if box is None and self.norm == "rdf":
             raise ValueError(f"frame {self._ts.frame} has no periodic box: norm='rdf' needs the box volume")
-        self._engine.addFrame(self._atoms.positions.astype(np.float64) * 0.1, box)
+        positions = self._atoms.positions  # a fresh float32 copy, Angstrom
+        positions *= np.float32(0.1)
+        self._engine.addFrame(positions, box)
         if box is not None:
             self.results.volume_cum += self._ts.volume
 
