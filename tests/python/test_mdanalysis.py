@@ -49,7 +49,7 @@ def assert_counts_match_mdanalysis(ours, reference):
     np.testing.assert_allclose(ours.results.bins, reference.results.bins, rtol=0, atol=1e-12)
     difference = np.abs(ours.results.count - reference.results.count).sum()
     assert reference.results.count.sum() > 10000
-    assert difference <= max(4, 2e-5 * reference.results.count.sum()), difference
+    assert difference <= max(8, 1e-4 * reference.results.count.sum()), difference
     # The same normalisation: g differs only where the counts do.
     np.testing.assert_allclose(ours.results.rdf * reference.results.count, reference.results.rdf * ours.results.count,
                                rtol=1e-12, atol=1e-300)

@@ -16,13 +16,14 @@ def cudaDeviceCount():
     return _hcp.cuda_device_count()
 
 
-def boxInNanometers(ts):
-    """OpenMM's reduced box vectors (3 x 3, nm) of a Timestep, or None when the frame has no box."""
+def reducedBoxOf(ts, scale=0.1):
+    """OpenMM's reduced box vectors (3 x 3) of a Timestep in Angstrom times scale (0.1: nm), or None when the frame
+    has no box."""
     from ..potentialmap.structure import reducedBox
     dimensions = ts.dimensions
     if dimensions is None or not np.all(np.asarray(dimensions[:3]) > 0):
         return None
-    return reducedBox(triclinic_vectors(dimensions).astype(np.float64) * 0.1)
+    return reducedBox(triclinic_vectors(dimensions).astype(np.float64) * scale)
 
 
 class NarumiAnalysisBase(AnalysisBase):
@@ -87,12 +88,13 @@ class NarumiAnalysisBase(AnalysisBase):
     def _collectEngine(self):
         raise NotImplementedError
 
-    def _box(self):
-        """This frame's box (nm, reduced form) or None; recomputed only when the frame's dimensions change."""
+    def _box(self, scale=0.1):
+        """This frame's reduced box (Angstrom times scale; 0.1: nm) or None; recomputed only when the frame's
+        dimensions change."""
         dimensions = self._ts.dimensions
-        key = None if dimensions is None else dimensions.tobytes()
-        if key != getattr(self, "_lastBoxKey", b"") or not hasattr(self, "_lastBox"):
-            self._lastBox, self._lastBoxKey = boxInNanometers(self._ts), key
+        key = (scale, None if dimensions is None else dimensions.tobytes())
+        if key != getattr(self, "_lastBoxKey", None):
+            self._lastBox, self._lastBoxKey = reducedBoxOf(self._ts, scale), key
         return self._lastBox
 
     def _boxOrRaise(self, what):

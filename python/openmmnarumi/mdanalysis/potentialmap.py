@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._mdanalysis import ResultsGroup
-from .base import NarumiAnalysisBase, boxInNanometers
+from .base import NarumiAnalysisBase, reducedBoxOf
 
 __all__ = ["PotentialMapAnalysis"]
 
@@ -61,7 +61,7 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
         trajectory = atomgroup.universe.trajectory
         current = trajectory.ts.frame
         trajectory[0]
-        box = boxInNanometers(trajectory.ts)
+        box = reducedBoxOf(trajectory.ts)
         positions = atomgroup.positions.astype(np.float64) * 0.1
         trajectory[current]
         self.periodic = (method == "cutoff" and box is not None) if periodic is None else bool(periodic)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._mdanalysis import ResultsGroup
-from .base import NarumiAnalysisBase, boxInNanometers
+from .base import NarumiAnalysisBase
 
 __all__ = ["InterRDF"]
 
@@ -55,17 +55,18 @@ class InterRDF(NarumiAnalysisBase):
         self._exclusion_block = exclusion_block
         self.exclude_same = exclude_same
         self._algorithm = algorithm
-        # The engine sees the union of both groups; selections are slots in it.
-        self._atoms = g1 | g2
-        slot = {atom: k for k, atom in enumerate(self._atoms.ix)}
-        self._selection1 = np.array([slot[i] for i in g1.ix], dtype=np.int32)
+        # The engine reads the frame's own coordinate array (every atom, Angstrom: the engine has no length unit of
+        # its own) and gathers the two groups itself, so no positions are copied or converted in Python.
+        self._numAtoms = g1.universe.atoms.n_atoms
+        self._selection1 = np.asarray(g1.ix, dtype=np.int32)
         sameGroups = len(g1) == len(g2) and np.array_equal(g1.ix, g2.ix)
-        self._selection2 = None if sameGroups else np.array([slot[i] for i in g2.ix], dtype=np.int32)
-        self._groups = self._exclusionGroups(slot)
+        self._selection2 = None if sameGroups else np.asarray(g2.ix, dtype=np.int32)
+        self._groups = self._exclusionGroups()
         self._selfPairs = self._countSelfPairs()
 
-    def _exclusionGroups(self, slot):
-        """The engine's exclusion group of every atom of the union (pairs in one group are not counted), or None."""
+    def _exclusionGroups(self):
+        """The engine's exclusion group of every atom of the Universe (pairs in one group are not counted; atoms in
+        neither group are never paired), or None."""
         if self.exclude_same is not None:
             values = np.concatenate([getattr(self.g1, _SAME_ATTRIBUTE[self.exclude_same]),
                                      getattr(self.g2, _SAME_ATTRIBUTE[self.exclude_same])])
@@ -83,7 +84,10 @@ class InterRDF(NarumiAnalysisBase):
                                          "exclusion_block needs an atom in both groups to be in the same block")
         else:
             return None
-        return np.array([groupOf[atom] for atom in self._atoms.ix], dtype=np.int32)
+        groups = np.zeros(self._numAtoms, dtype=np.int32)
+        atoms = np.fromiter(groupOf.keys(), dtype=np.int64, count=len(groupOf))
+        groups[atoms] = np.fromiter(groupOf.values(), dtype=np.int64, count=len(groupOf))
+        return groups
 
     def _countSelfPairs(self):
         """Ordered pairs of an atom with itself that InterRDF counts at distance 0 (none under an exclusion)."""
@@ -95,8 +99,8 @@ class InterRDF(NarumiAnalysisBase):
     def _createEngine(self, device):
         from ..rdf import RDFEngine
         low, high = self.rdf_settings["range"]
-        return RDFEngine(len(self._atoms), self._selection1, self._selection2, rMax=0.1 * high, bins=self.rdf_settings["bins"],
-                         rMin=0.1 * low, exclusionGroups=self._groups, backend=self._engineBackend,
+        return RDFEngine(self._numAtoms, self._selection1, self._selection2, rMax=high, bins=self.rdf_settings["bins"],
+                         rMin=low, exclusionGroups=self._groups, backend=self._engineBackend,
                          algorithm=self._algorithm, cudaDevice=device)
 
     def _prepare(self):
@@ -107,12 +111,10 @@ class InterRDF(NarumiAnalysisBase):
         self.results.volume_cum = 0.0
 
     def _single_frame(self):
-        box = self._box()
+        box = self._box(scale=1.0)
         if box is None and self.norm == "rdf":
             raise ValueError(f"frame {self._ts.frame} has no periodic box: norm='rdf' needs the box volume")
-        positions = self._atoms.positions  # a fresh float32 copy, Angstrom
-        positions *= np.float32(0.1)
-        self._engine.addFrame(positions, box)
+        self._engine.addFrame(self._ts.positions, box)  # Angstrom, as range and the box
         if box is not None:
             self.results.volume_cum += self._ts.volume
 
