@@ -24,7 +24,11 @@ class ForkServerBackend(BackendMultiprocessing):
         from concurrent.futures import ProcessPoolExecutor
         # A process pool executor, not multiprocessing.Pool: a worker that dies (or cannot start) breaks the run
         # with BrokenProcessPool instead of being replaced forever.
-        with ProcessPoolExecutor(self.n_workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        context = multiprocessing.get_context("forkserver")
+        # The server imports MDAnalysis once and every worker forks from it with that done; nothing that touches
+        # CUDA is preloaded (a forked child of a process that initialized CUDA cannot use it).
+        context.set_forkserver_preload(["numpy", "MDAnalysis", "MDAnalysis.analysis.base"])
+        with ProcessPoolExecutor(self.n_workers, mp_context=context) as pool:
             return list(pool.map(func, computations))
 
 

@@ -80,6 +80,7 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
                                  kind=kind)
         if len(pointSet) == 0:
             raise ValueError("the molecule has no surface points at this density")
+        self._reference = reference
         self._referenceCentre = reference.mean(axis=0)
         self._referenceCentred = reference - self._referenceCentre
         self._points = pointSet.points - self._referenceCentre
@@ -88,7 +89,7 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
 
     def _createEngine(self, device):
         from ..hcp import SurfacePotential
-        return SurfacePotential(self._referenceCentred + self._referenceCentre, self.charges, hierarchy=self.hierarchy,
+        return SurfacePotential(self._reference, self.charges, hierarchy=self.hierarchy,
                                 soluteDielectric=self.dielectrics[0], solventDielectric=self.dielectrics[1],
                                 electrostaticSize=self._size, backend=self._engineBackend, device=device)
 
