@@ -75,12 +75,13 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         done
     fi
     python3 -c "import openmm; print('OpenMM', openmm.__version__, [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())])"
+    source scripts/device_deps.sh "$carried"
     echo "== build and install openmm-narumi (from scratch: a warm machine may hold a build by another compiler)"
     rm -rf build/wheel
     SECONDS=0
     python3 -m pip install -v --no-build-isolation --no-deps \
-        -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$PWD/$carried/.deps/googletest" \
-        -Ccmake.define.Eigen3_DIR="$PWD/$carried/.deps/eigen/share/eigen3/cmake" \
+        -Ccmake.define.NARUMI_GTEST_SOURCE_DIR="$NARUMI_DEPS/googletest" \
+        -Ccmake.define.Eigen3_DIR="$NARUMI_DEPS/eigen/share/eigen3/cmake" \
         -Ccmake.define.NARUMI_CUDA_RESOURCE_USAGE=ON -Ccmake.define.NARUMI_BUILD_TESTS=ON ${NARUMI_CMAKE_ARGS:-} . > /tmp/build.log 2>&1 ||
         { tail -n 80 /tmp/build.log; exit 1; }
     echo "built in ${SECONDS} s"

@@ -5,7 +5,8 @@
 #           .whl/extra/ mdtraj, MDAnalysis, dask, distributed and gridDataFormats for the analysis tests and benchmarks (with the
 #           dependencies that machine's image lacks), and in .whl/extra/if-missing/ small dependencies that the
 #           image has (docs: its package list), installed there only where an import fails
-#   .deps/  GoogleTest sources and Eigen headers, copied from this machine's Debian packages
+#   .deps/  deps.tar.xz: GoogleTest sources and Eigen headers from this machine's Debian packages, packed (unpacked
+#           there by scripts/device_deps.sh)
 # Then: run(command="bash scripts/device_test.sh", carry=[".whl", ".deps", ".carry/data"]) (copy ../shared/data to
 # .carry/data for the benchmarks).
 #   .whl/project/  with --wheel: the openmm-narumi wheel for the GPU machine's Python 3.12, built and tested here by
@@ -29,7 +30,7 @@ done
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null  # makes sure the Debian packages copied below are installed
 rm -rf .whl .deps
-mkdir -p .whl .deps/eigen/include .deps/eigen/share
+mkdir -p .whl .deps
 python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
     --platform manylinux2014_x86_64 --platform manylinux_2_12_x86_64 --platform manylinux2010_x86_64 \
@@ -56,7 +57,11 @@ if [ $wheel = 1 ]; then
     [ -x "$python312" ] || { echo "--wheel: no Python 3.12 found (set NARUMI_WHEEL_PYTHON)"; exit 1; }
     NARUMI_WHEEL_PYTHON=$python312 NARUMI_WHEEL_DIR=$PWD/.whl/project python3 -m pytest -q tests/wheel
 fi
-cp -r /usr/src/googletest .deps/googletest
-cp -r /usr/include/eigen3 .deps/eigen/include/
-cp -r /usr/share/eigen3 .deps/eigen/share/
+staging=$(mktemp -d)
+mkdir -p "$staging/eigen/include" "$staging/eigen/share"
+cp -r /usr/src/googletest "$staging/googletest"
+cp -r /usr/include/eigen3 "$staging/eigen/include/"
+cp -r /usr/share/eigen3 "$staging/eigen/share/"
+tar -C "$staging" -cJf .deps/deps.tar.xz .
+rm -rf "$staging"
 du -shc .whl .whl/extra .deps

@@ -8,7 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-.}
 build=/tmp/narumi-cuda-build
-gtest_source=$PWD/.deps/googletest
+source scripts/device_deps.sh "$PWD"
+gtest_source=$NARUMI_DEPS/googletest
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
