@@ -271,3 +271,44 @@ def test_every_public_name_has_a_docstring():
                             callable(member) or isinstance(member, (property, staticmethod, classmethod))):
                         check(getattr(obj, memberName), f"{moduleName}.{attribute}.{memberName}")
     assert not missing, f"no docstring: {missing}"
+
+
+def test_one_cuda_device_keyword_everywhere():
+    """Every entry point that can run on a GPU takes cudaDevice (the command lines --cuda-device), with one default:
+    GPU 0, or for PotentialMapReporter the simulation's own GPU."""
+    from openmmnarumi.potentialmap.reporter import simulationCudaDevice
+    defaults = {rdf.RDFEngine.__init__: 0, rdf.computeRDFTrajectory: 0, potentialmap.computePotentialMap: 0,
+                potentialmap.potentialMapFromStructure: 0, potentialmap.potentialMapFromTrajectory: 0,
+                potentialmap.PotentialMapReporter.__init__: None, hcp.SurfacePotential.__init__: 0}
+    for function, default in defaults.items():
+        parameters = inspect.signature(inspect.unwrap(function)).parameters
+        assert "cudaDevice" in parameters, function.__qualname__
+        assert parameters["cudaDevice"].default == default, function.__qualname__
+    for command in ("rdf", "potentialmap", "hcp"):
+        text = subprocess.run([sys.executable, "-m", f"openmmnarumi.{command}", "--help"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "--cuda-device" in text, command
+    system = openmm.System()
+    system.addParticle(1.0)
+    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    assert simulationCudaDevice(context) == 0
+
+
+def test_surface_potential_device_keyword_is_deprecated():
+    positions, charges, hierarchy = small_molecule()
+    with pytest.warns(DeprecationWarning, match="cudaDevice"):
+        engine = hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=0.5, backend="cpu",
+                                      device=0)
+    assert engine.backend == "cpu"
+
+
+@pytest.mark.skipif(not rdf.cudaAvailable(), reason="no CUDA device")
+def test_a_missing_cuda_device_is_named_by_every_engine():
+    positions, charges, hierarchy = small_molecule()
+    with pytest.raises(ValueError, match="99"):
+        rdf.RDFEngine(6, [0, 1, 2], rMax=0.5, bins=10, backend="cuda", cudaDevice=99)
+    with pytest.raises(ValueError, match="99"):
+        potentialmap.computePotentialMap(positions, charges, spacing=0.2, backend="cuda", cudaDevice=99)
+    with pytest.raises(ValueError, match="99"):
+        hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=0.5, backend="cuda",
+                             cudaDevice=99)

@@ -31,6 +31,7 @@ def _parseArguments(argv):
     parser.add_argument("--mode", choices=["hcp", "exact", "both"], default="hcp",
                         help="summation; 'both' also reports the HCP error against the exact sum")
     parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
+    parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     parser.add_argument("--eps-in", type=float, default=1.0, help="dielectric constant inside the molecule")
     parser.add_argument("--eps-out", type=float, default=80.0, help="dielectric constant of the solvent")
@@ -78,7 +79,7 @@ def _surfacePotential(path, args, prefix):
     engine = SurfacePotential(positions, charges, topology, radii=radii, soluteDielectric=args.eps_in,
                               solventDielectric=args.eps_out, sizeMethod=args.size_method,
                               thresholds=args.thresholds, complexes=args.complexes, backend=args.backend,
-                              threads=args.threads)
+                              threads=args.threads, cudaDevice=args.cuda_device)
     atoms, residues, chains, complexes = engine.componentCounts()
     lines = [f"{path}: {atoms} atoms, {residues} residues, {chains} chains, {complexes} complexes; total charge "
              f"{engine.totalCharge:+.3f} e; electrostatic size A = {engine.electrostaticSize:.3f} nm",

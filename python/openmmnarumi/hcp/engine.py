@@ -60,14 +60,15 @@ class SurfacePotential:
     topology's elements); soluteDielectric, solventDielectric: eps_in and eps_out of the ALPB model;
     electrostaticSize: A in nm (default: computed with ``sizeMethod``); thresholds: the HCP distances (nm) for
     residues, chains and complexes (``float("inf")`` turns a level off); complexes: see ``componentIndices``;
-    backend: "auto" (CUDA if available, else CPU), "cuda" or "cpu"; threads: CPU threads (0: all).
+    backend: "auto" (CUDA if available, else CPU), "cuda" or "cpu"; threads: CPU threads (0: all); cudaDevice: the
+    GPU of the CUDA backend.
     """
 
     @renamedKeywords(eps_in="soluteDielectric", eps_out="solventDielectric", electrostatic_size="electrostaticSize",
-                     size_method="sizeMethod")
+                     size_method="sizeMethod", device="cudaDevice")
     def __init__(self, positions, charges, topology=None, *, hierarchy=None, radii=None, soluteDielectric=1.0,
                  solventDielectric=80.0, electrostaticSize=None, sizeMethod="determinant", thresholds=DEFAULT_THRESHOLDS,
-                 complexes=None, backend="auto", threads=0, device=0):
+                 complexes=None, backend="auto", threads=0, cudaDevice=0):
         positions = _points(positions)
         charges = np.ascontiguousarray(stripUnit(charges, "elementary_charge"), dtype=np.float64)
         if charges.ndim != 1 or charges.size == 0:
@@ -99,7 +100,7 @@ class SurfacePotential:
         self._engine = _hcp.SurfacePotentialEngine(
             positions, charges, np.asarray(residueOfAtom, dtype=np.int32), np.asarray(chainOfResidue, dtype=np.int32),
             np.asarray(complexOfChain, dtype=np.int32), self.soluteDielectric, self.solventDielectric, self._size,
-            *thresholds, backend=backend, threads=int(threads), device=int(device))
+            *thresholds, backend=backend, threads=int(threads), device=int(cudaDevice))
 
     @property
     def backend(self):

@@ -91,7 +91,7 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
         from ..hcp import SurfacePotential
         return SurfacePotential(self._reference, self.charges, hierarchy=self.hierarchy,
                                 soluteDielectric=self.dielectrics[0], solventDielectric=self.dielectrics[1],
-                                electrostaticSize=self._size, backend=self._engineBackend, device=device)
+                                electrostaticSize=self._size, backend=self._engineBackend, cudaDevice=device)
 
     def _prepare(self):
         self.results.total = np.zeros(self.n_frames)

@@ -29,6 +29,7 @@ def _parseArguments(argv):
     parser.add_argument("--stride", type=int, default=1, help="use every n-th trajectory frame")
     parser.add_argument("--accumulation", choices=["compensated", "narumi", "float"], default="compensated")
     parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
+    parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
     parser.add_argument("--units", default="kT/e", help="kT/e (default), V, mV, kJ/mol/e, kcal/mol/e or e/A")
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                         help=f"temperature in K for kT/e (default {DEFAULT_TEMPERATURE:g})")
@@ -52,10 +53,11 @@ def main(argv=None):
         if args.trajectory:
             result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
                                                 args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,
-                                                args.backend, progress=not args.quiet)
+                                                args.backend, progress=not args.quiet, cudaDevice=args.cuda_device)
         else:
             result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None,
-                                               args.margin, periodic, args.accumulation, args.backend)
+                                               args.margin, periodic, args.accumulation, args.backend,
+                                               cudaDevice=args.cuda_device)
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -75,10 +75,11 @@ def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDe
 
 
 def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.5, method="cutoff", cutoff=1.2,
-                        boxVectors=None, accumulation="compensated", backend="auto", lattice=None):
+                        boxVectors=None, accumulation="compensated", backend="auto", lattice=None, cudaDevice=0):
     """One structure's map.  positions (n, 3) nm, charges (n,) e; boxVectors makes the cutoff method periodic.
 
-    lattice=(origin, spacing[3], dims[3]) overrides spacing/region/margin.  Returns a PotentialMap (kJ/mol/e).
+    lattice=(origin, spacing[3], dims[3]) overrides spacing/region/margin; cudaDevice: the GPU of the CUDA backend.
+    Returns a PotentialMap (kJ/mol/e).
     """
     points = positionsInNanometers(positions)
     charges = np.asarray(stripUnit(charges, "elementary_charge"), dtype=np.float64)
@@ -88,6 +89,6 @@ def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.
     if lattice is None:
         lattice = makeLattice(spacing, region, points, box, margin)
     cutoff = float(stripUnit(cutoff, "nanometer"))
-    engine = createEngine(lattice, charges, method, cutoff, accumulation, backend)
+    engine = createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice)
     values = engine.compute(points, box)
     return PotentialMap._fromEngineArray(values, engine, method=method, cutoff=cutoff if method == "cutoff" else None)

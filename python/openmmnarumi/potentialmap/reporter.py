@@ -16,6 +16,15 @@ __all__ = ["PotentialMapReporter"]
 DEFAULT_MAP_CUTOFF = 1.2
 
 
+def simulationCudaDevice(context):
+    """The (first) CUDA device of a Context on OpenMM's CUDA platform, else 0: the map's engine runs beside the
+    simulation by default."""
+    platform = context.getPlatform()
+    if platform.getName() != "CUDA":
+        return 0
+    return int(platform.getPropertyValue(context, "DeviceIndex").split(",")[0])
+
+
 class PotentialMapReporter:
     """Accumulates the time-averaged potential map of a simulation and writes it as OpenDX (+ a PNG slice), like
     OpenMM's own reporters writing as it goes.
@@ -27,6 +36,7 @@ class PotentialMapReporter:
     atom as reported (molecules wrapped into the box), with no images.  region: see makeLattice (None: the periodic
     box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
     the System's); the files' values in units (kT/e at temperature K by default; kJ/mol/e, kcal/mol/e, V, mV, e/A).
+    cudaDevice: the GPU of the map's CUDA backend (None: the simulation's own when it runs on CUDA, else 0).
 
     Never losing data: the .dx and the state file (FILE.state.npz: the average and its frame count, for append=True)
     are rewritten during the run after writeInterval reports or writeSeconds of wall time, whichever comes first
@@ -40,7 +50,7 @@ class PotentialMapReporter:
 
     def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=None, region=None, margin=0.5,
                  accumulation="compensated", backend="auto", units="kT/e", temperature=DEFAULT_TEMPERATURE, png=True,
-                 charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False):
+                 charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None):
         if int(reportInterval) <= 0:
             raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
         if method not in ("direct", "cutoff"):
@@ -59,7 +69,8 @@ class PotentialMapReporter:
             checkOutputPath(pngPath, "PotentialMapReporter png")
         self._reportInterval = int(reportInterval)
         self._options = dict(spacing=spacing, method=method, cutoff=None if cutoff is None else nanometers(cutoff),
-                             region=region, margin=margin, accumulation=accumulation, backend=backend, charges=charges)
+                             region=region, margin=margin, accumulation=accumulation, backend=backend, charges=charges,
+                             cudaDevice=cudaDevice)
         self._accumulation = _MapAccumulation(file, pngPath, units, temperature, sliceAxis,
                                               UpdateSchedule(writeInterval, writeSeconds), append)
         self._finalizer = watchReporter(self, self._accumulation)
@@ -78,7 +89,8 @@ class PotentialMapReporter:
         import openmm.unit as unit
         accumulation = self._accumulation
         if accumulation.engine is None:
-            accumulation.start(simulation.system, state, **self._options)
+            accumulation.start(simulation.system, state, **self._options,
+                               simulationDevice=simulationCudaDevice(simulation.context))
         step = simulation.currentStep
         if step <= accumulation.appendedLastStep:
             return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
@@ -135,7 +147,8 @@ class _MapAccumulation(Accumulation):
         self.appended = loadArrays(self.statePath, "PotentialMapReporter") if append else None
         self.appendedLastStep = -1 if self.appended is None else int(self.appended["lastStep"])
 
-    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges):
+    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice,
+              simulationDevice):
         """The engine, from the System and the first frame: charges, cutoff and periodicity, the lattice."""
         import openmm.unit as unit
         positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
@@ -152,7 +165,7 @@ class _MapAccumulation(Accumulation):
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
-                              accumulation, backend)
+                              accumulation, backend, simulationDevice if cudaDevice is None else int(cudaDevice))
         if self.appended is not None:
             checkAppendedSettings(self.appended, self._signature(engine, charges), self.statePath)
         self.engine, self.charges = engine, charges

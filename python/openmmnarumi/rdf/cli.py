@@ -23,6 +23,7 @@ def _parseArguments(argv):
     parser.add_argument("--stride", type=int, default=1, help="use every STRIDE-th frame")
     parser.add_argument("--exclude", choices=["residue", "molecule"], help="skip pairs within one residue/molecule")
     parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
     parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto")
     parser.add_argument("--output", default="rdf.csv",
                         help="CSV path (r in nm); its metadata go to the same stem + .json (default rdf.csv)")
@@ -40,7 +41,8 @@ def main(argv=None):
     try:
         result = computeRDFTrajectory(args.trajectory, args.top, args.sel1, args.sel2, rMax=args.r_max,
                                       bins=args.bins, rMin=args.r_min, exclusion=args.exclude, stride=args.stride,
-                                      backend=args.backend, algorithm=args.algorithm, progress=not args.quiet)
+                                      backend=args.backend, algorithm=args.algorithm, progress=not args.quiet,
+                                      cudaDevice=args.cuda_device)
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -21,7 +21,8 @@ def _frameCount(trajectory):
 
 
 def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0,
-                         exclusion=None, stride=1, chunk=100, backend="auto", algorithm="auto", progress=True):
+                         exclusion=None, stride=1, chunk=100, backend="auto", algorithm="auto", progress=True,
+                         cudaDevice=0):
     """g(r) over a trajectory file read with mdtraj (DCD, XTC, TRR, NetCDF, ...) and a topology file (PDB).
 
     rMax, rMin in nm (or Quantities).  progress: a tqdm bar when stderr is a terminal.
@@ -41,7 +42,7 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
         raise ValueError(f"selection2 {selection2!r} matched no atoms")
     engine = RDFEngine(mdTopology.n_atoms, indices1, indices2, rMax=nanometers(rMax), bins=int(bins),
                        rMin=nanometers(rMin), exclusionGroups=exclusionGroups(mdTopology, exclusion),
-                       backend=backend, algorithm=algorithm)
+                       backend=backend, algorithm=algorithm, cudaDevice=cudaDevice)
     total = _frameCount(os.fspath(trajectory))
     total = None if total is None else (total + stride - 1) // stride
     # tqdm's disable=None: a bar on a terminal only.
