@@ -80,6 +80,13 @@ py::array_t<double> shapedLike(const Lattice& lattice) {
     return py::array_t<double>({(py::ssize_t) lattice.dims[2], (py::ssize_t) lattice.dims[1], (py::ssize_t) lattice.dims[0]});
 }
 
+/** A lattice-shaped array filled by one of the engine's read-outs (getAverage, getSum). */
+py::array_t<double> latticeArray(PotentialMapEngine& engine, void (PotentialMapEngine::*readOut)(double*)) {
+    auto values = shapedLike(engine.lattice());
+    (engine.*readOut)(values.mutable_data());
+    return values;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_potentialmap, module) {
@@ -152,19 +159,9 @@ PYBIND11_MODULE(_potentialmap, module) {
                 engine.accumulate(data, periodic.get());
             },
             py::arg("positions"), py::arg("box") = py::none(), "Adds one frame to the time average")
-        .def("average",
-             [](PotentialMapEngine& engine) {
-                 auto average = shapedLike(engine.lattice());
-                 engine.getAverage(average.mutable_data());
-                 return average;
-             },
+        .def("average", [](PotentialMapEngine& engine) { return latticeArray(engine, &PotentialMapEngine::getAverage); },
              "The time-averaged map (float64, shape (nz, ny, nx), kJ/mol/e)")
-        .def("sum",
-             [](PotentialMapEngine& engine) {
-                 auto sum = shapedLike(engine.lattice());
-                 engine.getSum(sum.mutable_data());
-                 return sum;
-             },
+        .def("sum", [](PotentialMapEngine& engine) { return latticeArray(engine, &PotentialMapEngine::getSum); },
              "The sum of the accumulated frames' maps (float64, shape (nz, ny, nx), kJ/mol/e)")
         .def("reset", &PotentialMapEngine::reset)
         .def_property_readonly("numFrames", &PotentialMapEngine::numFrames)
