@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "python"))
 from ewald_sum import ewald_potential  # noqa: E402
-from msm_prototype import COULOMB_CONSTANT, RESTRICTION, phi, smoothed  # noqa: E402
+from msm_prototype import COULOMB_CONSTANT, RESTRICTION, smoothed, stencil  # noqa: E402
 
 
 def image_shifts(box, reach):
@@ -45,32 +45,21 @@ def circular(q, K):
     return np.real(np.fft.ifftn(np.fft.fftn(q) * np.fft.fftn(K)))
 
 
-def weights(u):
-    first = np.floor(u).astype(int) - 1
-    return first, phi(u[:, None] - (first[:, None] + np.arange(4)[None, :]))
+def wrapped_stencil(fractional, n):
+    """stencil() in the lattice's fractional coordinates, indices wrapped into the periodic lattice."""
+    return [(tuple(i % n[d] for d, i in enumerate(index)), w)
+            for index, w in stencil(fractional * n, np.zeros(3), 1.0)]
 
 
 def anterpolate(fractional, charges, n):
     grid = np.zeros(tuple(n))
-    firsts, w = zip(*(weights(fractional[:, d] * n[d]) for d in range(3)))
-    for a in range(4):
-        for b in range(4):
-            for c in range(4):
-                np.add.at(grid, ((firsts[0] + a) % n[0], (firsts[1] + b) % n[1], (firsts[2] + c) % n[2]),
-                          charges * w[0][:, a] * w[1][:, b] * w[2][:, c])
+    for index, w in wrapped_stencil(fractional, n):
+        np.add.at(grid, index, charges * w)
     return grid
 
 
 def interpolate(fractional, grid):
-    n = grid.shape
-    firsts, w = zip(*(weights(fractional[:, d] * n[d]) for d in range(3)))
-    values = np.zeros(len(fractional))
-    for a in range(4):
-        for b in range(4):
-            for c in range(4):
-                values += w[0][:, a] * w[1][:, b] * w[2][:, c] * \
-                    grid[(firsts[0] + a) % n[0], (firsts[1] + b) % n[1], (firsts[2] + c) % n[2]]
-    return values
+    return sum(w * grid[index] for index, w in wrapped_stencil(fractional, np.array(grid.shape)))
 
 
 def restrict(fine):

@@ -49,71 +49,51 @@ def weights_1d(x, origin, h):
     return first, phi(offsets)
 
 
+def stencil(points, origin, h):
+    """The 4 x 4 x 4 lattice points around each point and their weights: [((ix, iy, iz), w)] over the 64 offsets."""
+    firsts, weights = zip(*(weights_1d(points[:, d], origin[d], h) for d in range(3)))
+    return [((firsts[0] + a, firsts[1] + b, firsts[2] + c), weights[0][:, a] * weights[1][:, b] * weights[2][:, c])
+            for a in range(4) for b in range(4) for c in range(4)]
+
+
 def anterpolate(positions, charges, origin, h, shape):
     grid = np.zeros(shape)
-    firsts, weights = zip(*(weights_1d(positions[:, d], origin[d], h) for d in range(3)))
-    for a in range(4):
-        for b in range(4):
-            for c in range(4):
-                w = charges * weights[0][:, a] * weights[1][:, b] * weights[2][:, c]
-                np.add.at(grid, (firsts[0] + a, firsts[1] + b, firsts[2] + c), w)
+    for index, w in stencil(positions, origin, h):
+        np.add.at(grid, index, charges * w)
     return grid
 
 
 def interpolate(points, grid, origin, h):
-    firsts, weights = zip(*(weights_1d(points[:, d], origin[d], h) for d in range(3)))
-    values = np.zeros(len(points))
-    for a in range(4):
-        for b in range(4):
-            for c in range(4):
-                values += weights[0][:, a] * weights[1][:, b] * weights[2][:, c] * \
-                    grid[firsts[0] + a, firsts[1] + b, firsts[2] + c]
-    return values
+    return sum(w * grid[index] for index, w in stencil(points, origin, h))
+
+
+def transfer(grid, sizes, to_fine):
+    """Restriction (to_fine False: coarse point j gathers fine points i = 2 (j - 2) + k, k = -3..3, with RESTRICTION
+    weights) or its transpose, prolongation, along each axis; sizes: the output's shape.  The coarse lattice starts
+    2 points before the fine one's origin / 2, so that its support covers the fine lattice."""
+    for axis in range(3):
+        shape = list(grid.shape)
+        shape[axis] = sizes[axis]
+        out = np.zeros(shape)
+        coarse, fine = (grid.shape[axis], sizes[axis]) if to_fine else (sizes[axis], grid.shape[axis])
+        j = np.arange(coarse)
+        for k in range(-3, 4):
+            i = 2 * (j - 2) + k
+            valid = (i >= 0) & (i < fine)
+            source, target = (j[valid], i[valid]) if to_fine else (i[valid], j[valid])
+            index = [slice(None)] * 3
+            index[axis] = target
+            out[tuple(index)] += RESTRICTION[k + 3] * np.take(grid, source, axis=axis)
+        grid = out
+    return grid
 
 
 def restrict(fine):
-    """Coarse point m gathers fine points 2m + k (k = -3..3) with RESTRICTION weights, along each axis; the coarse
-    lattice starts 2 points before the fine one's origin / 2 (index shift 2) so that its support covers it."""
-    coarse = fine
-    for axis in range(3):
-        n = coarse.shape[axis]
-        m = (n + 1) // 2 + 4  # coarse points, 2 of margin at each end
-        out_shape = list(coarse.shape)
-        out_shape[axis] = m
-        out = np.zeros(out_shape)
-        for k in range(-3, 4):
-            # fine index i = 2 (j - 2) + k for coarse j
-            j = np.arange(m)
-            i = 2 * (j - 2) + k
-            valid = (i >= 0) & (i < n)
-            take = np.take(coarse, i[valid], axis=axis)
-            index = [slice(None)] * 3
-            index[axis] = j[valid]
-            out[tuple(index)] += RESTRICTION[k + 3] * take
-        coarse = out
-    return coarse
+    return transfer(fine, [(n + 1) // 2 + 4 for n in fine.shape], to_fine=False)
 
 
 def prolong(coarse, fine_shape):
-    """The transpose of restrict: fine point i = 2 (j - 2) + k receives RESTRICTION[k] times coarse point j."""
-    fine = coarse
-    for axis in reversed(range(3)):
-        n = fine_shape[axis]
-        m = fine.shape[axis]
-        out_shape = list(fine.shape)
-        out_shape[axis] = n
-        out = np.zeros(out_shape)
-        for k in range(-3, 4):
-            j = np.arange(m)
-            i = 2 * (j - 2) + k
-            valid = (i >= 0) & (i < n)
-            take = np.take(fine, j[valid], axis=axis)
-            index = [slice(None)] * 3
-            index[axis] = i[valid]
-            out_index = tuple(index)
-            out[out_index] += RESTRICTION[k + 3] * take
-        fine = out
-    return fine
+    return transfer(coarse, fine_shape, to_fine=True)
 
 
 def lattice_sum(q, h, kernel, reach):
