@@ -255,8 +255,10 @@ def test_potential_map_bad_input():
         PotentialMapAnalysis(u.atoms, charges=[1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="method"):
         PotentialMapAnalysis(u.atoms, method="pme")
-    with pytest.raises(ValueError, match="spacing"):
+    with pytest.raises(ValueError, match="spacing = 0 A"):
         PotentialMapAnalysis(u.atoms, spacing=0)
+    with pytest.raises(ValueError, match="cutoff = -12 A"):
+        PotentialMapAnalysis(u.atoms, cutoff=-12)
     no_box = mda.Universe(u._topology, u.trajectory.coordinate_array.copy())
     with pytest.raises(ValueError, match="no box"):
         PotentialMapAnalysis(no_box.atoms, periodic=True)
@@ -334,7 +336,7 @@ def test_interrdf_bad_input():
         InterRDF(oxygens, oxygens, engine="opencl")
     with pytest.raises(ValueError, match="block"):
         InterRDF(u.atoms[:6], u.atoms[3:9], exclusion_block=(3, 2))
-    with pytest.raises(ValueError, match="half the box"):
+    with pytest.raises(ValueError, match=r"range\[1\] = 15 A is more than half the box of frame 0 .* = 12.5 A"):
         InterRDF(oxygens, oxygens, range=(0.0, 15.0)).run()  # the 25 A box allows 12.5 A
     no_box = mda.Universe(u._topology, u.trajectory.coordinate_array.copy())
     with pytest.raises(ValueError, match="frame 0 has no periodic box"):

@@ -53,8 +53,11 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
             raise ValueError("empty atom group")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        if not float(cutoff) > 0:
-            raise ValueError(f"cutoff = {cutoff} A must be positive")
+        for name, value in (("spacing", spacing), ("cutoff", cutoff)):
+            if not (np.isfinite(float(value)) and float(value) > 0):
+                raise ValueError(f"{name} = {value} A must be positive and finite")
+        if not (np.isfinite(float(margin)) and float(margin) >= 0):
+            raise ValueError(f"margin = {margin} A must be zero or positive")
         self.atomgroup = atomgroup
         self.charges = atomCharges(atomgroup, charges)
         self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation

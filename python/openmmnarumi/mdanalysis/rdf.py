@@ -114,6 +114,13 @@ class InterRDF(NarumiAnalysisBase):
         box = self._box(scale=1.0)
         if box is None and self.norm == "rdf":
             raise ValueError(f"frame {self._ts.frame} has no periodic box: norm='rdf' needs the box volume")
+        if box is not None and box is not getattr(self, "_checkedBox", None):
+            # The engine's own check would name the lengths in nm; these are Angstrom.
+            half = 0.5 * min(box[0, 0], box[1, 1], box[2, 2])
+            if self.rdf_settings["range"][1] > half:
+                raise ValueError(f"range[1] = {self.rdf_settings['range'][1]:g} A is more than half the box of frame "
+                                 f"{self._ts.frame} (min(ax, by, cz)/2 = {half:g} A): the minimum image would miss pairs")
+            self._checkedBox = box
         self._engine.addFrame(self._ts.positions, box)  # Angstrom, as range and the box
         if box is not None:
             self.results.volume_cum += self._ts.volume
