@@ -1,4 +1,5 @@
-/** cudaDeviceCount and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile the same file. */
+/** cudaDeviceCount, checkCudaDevice and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
+ *  the same file. */
 
 #include "NarumiCommon/CudaAvailability.h"
 #include <stdexcept>
@@ -19,6 +20,13 @@ int cudaDeviceCount() {
 #else
     return 0;
 #endif
+}
+
+void checkCudaDevice(int device) {
+    int count = cudaDeviceCount();
+    if (device < 0 || device >= count)
+        throw std::invalid_argument("cudaDevice = " + std::to_string(device) + " does not exist (" +
+                                    std::to_string(count) + " CUDA devices)");
 }
 
 void throwCudaUnavailable(const std::string& requester) {

@@ -10,6 +10,7 @@
 // tiles accumulate in double.
 
 #include "SurfacePotential.h"
+#include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/StageTimer.h"
@@ -193,9 +194,7 @@ struct DeviceLevel {
 class CudaBackend : public SurfacePotentialBackend {
 public:
     explicit CudaBackend(int device) : device_(device) {
-        if (device < 0 || device >= cudaDeviceCount())
-            throw std::runtime_error("CUDA device " + std::to_string(device) + " is not available (" +
-                                     std::to_string(cudaDeviceCount()) + " usable devices)");
+        Common::checkCudaDevice(device);
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");

@@ -58,10 +58,7 @@ class CudaBackend : public MapBackend {
 public:
     CudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
         : lattice(lattice), charges(charges), options(options) {
-        int numDevices = Common::cudaDeviceCount();
-        if (options.cudaDevice < 0 || options.cudaDevice >= numDevices)
-            throw std::invalid_argument("cudaDevice = " + std::to_string(options.cudaDevice) + " does not exist (" +
-                                        std::to_string(numDevices) + " CUDA devices)");
+        Common::checkCudaDevice(options.cudaDevice);
         checkCuda(cudaSetDevice(options.cudaDevice), "cudaSetDevice");
         softwareRsqrt = options.directSoftwareRsqrt >= 0 ? options.directSoftwareRsqrt : defaultSoftwareRsqrt(options.accumulation);
         const size_t numAtoms = charges.size();

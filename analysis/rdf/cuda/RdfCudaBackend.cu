@@ -9,11 +9,10 @@
 
 #include "RdfCudaHistogram.h"
 #include "RdfEngine.h"
+#include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaEvent.h"
 #include <array>
 #include <memory>
-#include <sstream>
-#include <stdexcept>
 
 namespace OpenMMNarumi::Rdf {
 
@@ -35,13 +34,7 @@ void gatherSelected(const Real* positions, const std::vector<int>& selection, Re
 class CudaBackend : public PairHistogramBackend {
 public:
     explicit CudaBackend(const RdfProblem& problem) : problem_(problem), device_(problem.settings.cudaDevice) {
-        int numDevices = 0;
-        checkCuda(cudaGetDeviceCount(&numDevices), "cudaGetDeviceCount");
-        if (device_ < 0 || device_ >= numDevices) {
-            std::ostringstream text;
-            text << "cudaDevice = " << device_ << " does not exist (" << numDevices << " CUDA devices)";
-            throw std::invalid_argument(text.str());
-        }
+        Common::checkCudaDevice(device_);
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         int numSMs = 1;
         checkCuda(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device_), "multiprocessor count");
@@ -94,7 +87,6 @@ public:
         slot.uploaded->makeWait(stream_);
         histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_);
         slot.consumed->record(stream_);
-        checkCuda(cudaGetLastError(), "RDF frame launch");
     }
 
 private:

@@ -25,6 +25,9 @@ constexpr bool builtWithCuda = NARUMI_HAVE_CUDA != 0;
  */
 int cudaDeviceCount();
 
+/** Throws std::invalid_argument naming `device` unless it is one of the cudaDeviceCount() devices. */
+void checkCudaDevice(int device);
+
 /**
  * Throws the std::runtime_error of a CUDA backend that cannot be made, naming what asked for it ("the RDF engine"):
  * the build has no CUDA, or no CUDA device is visible.
