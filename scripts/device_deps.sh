@@ -1,10 +1,7 @@
 # Sourced on the GPU machine: sets NARUMI_DEPS to the GoogleTest sources and Eigen headers that
-# scripts/prepare_device_carry.sh packed into .deps/deps.tar.xz (1.5 MB carried instead of 12.5 MB), unpacked once
-# per machine into /tmp/narumi-deps.  $1: the folder that holds the carried .deps.
+# scripts/prepare_device_carry.sh packed into .deps/deps.tar.xz (1.5 MB carried instead of 12.5 MB), unpacked into
+# /tmp/narumi-deps.  $1: the folder that holds the carried .deps.
 narumi_deps_archive="$1/.deps/deps.tar.xz"
-NARUMI_DEPS=/tmp/narumi-deps
-if [ ! -f "$NARUMI_DEPS/googletest/CMakeLists.txt" ]; then
-    [ -f "$narumi_deps_archive" ] || { echo "no $narumi_deps_archive: run scripts/prepare_device_carry.sh and carry .deps"; exit 1; }
-    mkdir -p "$NARUMI_DEPS" && tar -C "$NARUMI_DEPS" -xJf "$narumi_deps_archive"
-fi
-export NARUMI_DEPS
+[ -f "$narumi_deps_archive" ] || { echo "no $narumi_deps_archive: run scripts/prepare_device_carry.sh and carry .deps"; exit 1; }
+export NARUMI_DEPS=/tmp/narumi-deps
+rm -rf "$NARUMI_DEPS" && mkdir -p "$NARUMI_DEPS" && tar -C "$NARUMI_DEPS" -xJf "$narumi_deps_archive"

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy.special import erfc
 
-COULOMB_CONSTANT = 138.93545764438198  # kJ nm / (mol e^2), as in OpenMM
+from direct_sum import COULOMB_CONSTANT
 
 
 def ewald_potential(points, positions, charges, box, alpha=None, tolerance=1e-13, coincidence=1e-3):

@@ -21,8 +21,8 @@ from openmmnarumi.mdanalysis import (DaskClusterBackend, InterRDF, PotentialMapA
 from openmmnarumi.rdf import cudaAvailable  # noqa: E402
 
 from conftest import water_box  # noqa: E402
+from test_potentialmap import lattice_points, oracle  # noqa: E402  (the maps' float64 direct sum)
 
-ONE_4PI_EPS0 = 138.935457644382  # kJ nm / (mol e^2), OpenMM's value
 engines = ["cpu"] + (["cuda"] if cudaAvailable() else [])
 
 
@@ -210,22 +210,15 @@ def test_a_missing_device_is_named():
 
 # --- potential maps -----------------------------------------------------------------------------------------------
 
-def direct_sum(points, positions, charges):
-    """V(p) = k sum q/r in double precision, pairs closer than 0.001 nm left out (nm, e -> kJ/mol/e)."""
-    r = np.linalg.norm(points[:, None, :] - positions[None, :, :], axis=2)
-    return ONE_4PI_EPS0 * np.sum(np.where(r < 1e-3, 0.0, charges[None, :] / np.where(r < 1e-3, 1.0, r)), axis=1)
-
-
 @pytest.mark.parametrize("engine", engines)
 def test_potential_map_direct_equals_numpy_average(engine, tmp_path):
     u = water_universe(n_molecules=40, n_frames=4, box=(14.0, 14.0, 14.0, 90, 90, 90))
     analysis = PotentialMapAnalysis(u.atoms, spacing=2.0, method="direct", margin=2.0, engine=engine).run()
     potential_map = analysis.results.potential_map
     assert potential_map.frames == 4
-    nx, ny, nz = potential_map.shape
-    grid = np.stack(np.meshgrid(*(potential_map.coordinates(axis) for axis in range(3)), indexing="ij"), axis=-1)
-    expected = np.mean([direct_sum(grid.reshape(-1, 3), ts.positions.astype(np.float64) * 0.1, u.atoms.charges)
-                        for ts in u.trajectory], axis=0).reshape(nx, ny, nz)
+    points = lattice_points(potential_map)
+    expected = np.mean([oracle(points, ts.positions.astype(np.float64) * 0.1, u.atoms.charges)
+                        for ts in u.trajectory], axis=0).reshape(potential_map.shape)
     scale = np.abs(expected).max()
     np.testing.assert_allclose(potential_map.values, expected, rtol=0, atol=1e-5 * scale)
     potential_map.writeDX(str(tmp_path / "map.dx"))

@@ -26,6 +26,37 @@ def reducedBoxOf(ts, scale=0.1):
     return reducedBox(triclinic_vectors(dimensions).astype(np.float64) * scale)
 
 
+def atomCharges(atomgroup, charges):
+    """Charges (e) of the group's atoms: the given array, else the topology's (PSF, PRMTOP, TPR, PQR, ...)."""
+    if charges is None:
+        if not hasattr(atomgroup, "charges"):
+            raise ValueError("the topology has no charges: give charges= (one per atom, e), e.g. "
+                             "openmmnarumi.chargesFromSystem(system)[atomgroup.ix]")
+        charges = atomgroup.charges
+    charges = np.ascontiguousarray(charges, dtype=np.float64)
+    if charges.shape != (len(atomgroup),):
+        raise ValueError(f"{charges.shape[0] if charges.ndim else 0} charges for {len(atomgroup)} atoms")
+    if not np.all(np.isfinite(charges)):
+        raise ValueError("charges must be finite")
+    return charges
+
+
+def positionsAtFrame(atomgroup, frame):
+    """The group's positions (nm, float64) and reduced box (nm, or None) at one frame; the trajectory is left at
+    the frame it was on."""
+    trajectory = atomgroup.universe.trajectory
+    current = trajectory.ts.frame
+    ts = trajectory[frame]
+    positions, box = atomgroup.positions.astype(np.float64) * 0.1, reducedBoxOf(ts)
+    trajectory[current]
+    return positions, box
+
+
+def first(values):
+    """Aggregator of results that every part computes the same (edges, points): the first part's."""
+    return values[0]
+
+
 class NarumiAnalysisBase(AnalysisBase):
     """An AnalysisBase that runs serial, with MDAnalysis' multiprocessing and dask backends, or with
     :class:`DaskClusterBackend`; subclasses build their engine in ``_createEngine(device)``, fill ``self.results``

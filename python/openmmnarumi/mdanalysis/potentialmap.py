@@ -2,30 +2,11 @@
 import numpy as np
 
 from ._mdanalysis import ResultsGroup
-from .base import NarumiAnalysisBase, reducedBoxOf
+from .base import NarumiAnalysisBase, atomCharges, positionsAtFrame
 
 __all__ = ["PotentialMapAnalysis"]
 
 METHODS = ("cutoff", "direct")
-
-
-def _first(values):
-    return values[0]
-
-
-def atomCharges(atomgroup, charges):
-    """Charges (e) of the group's atoms: the given array, else the topology's (PSF, PRMTOP, TPR, PQR, ...)."""
-    if charges is None:
-        if not hasattr(atomgroup, "charges"):
-            raise ValueError("the topology has no charges: give charges= (one per atom, e), e.g. "
-                             "openmmnarumi.chargesFromSystem(system)[atomgroup.ix]")
-        charges = atomgroup.charges
-    charges = np.ascontiguousarray(charges, dtype=np.float64)
-    if charges.shape != (len(atomgroup),):
-        raise ValueError(f"{charges.shape[0] if charges.ndim else 0} charges for {len(atomgroup)} atoms")
-    if not np.all(np.isfinite(charges)):
-        raise ValueError("charges must be finite")
-    return charges
 
 
 class PotentialMapAnalysis(NarumiAnalysisBase):
@@ -61,12 +42,7 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
         self.atomgroup = atomgroup
         self.charges = atomCharges(atomgroup, charges)
         self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation
-        trajectory = atomgroup.universe.trajectory
-        current = trajectory.ts.frame
-        trajectory[0]
-        box = reducedBoxOf(trajectory.ts)
-        positions = atomgroup.positions.astype(np.float64) * 0.1
-        trajectory[current]
+        positions, box = positionsAtFrame(atomgroup, 0)
         self.periodic = (method == "cutoff" and box is not None) if periodic is None else bool(periodic)
         if self.periodic and method != "cutoff":
             raise ValueError("periodic maps need method='cutoff'")

@@ -1,16 +1,13 @@
 """InterRDF: MDAnalysis' InterRDF, counted by the RDF engine on the GPU (or the CPU)."""
 import numpy as np
 
+from ..rdf import maximumRMax
 from ._mdanalysis import ResultsGroup
-from .base import NarumiAnalysisBase
+from .base import NarumiAnalysisBase, first
 
 __all__ = ["InterRDF"]
 
 _SAME_ATTRIBUTE = {"residue": "resindices", "segment": "segindices", "chain": "chainIDs"}
-
-
-def _first(values):
-    return values[0]
 
 
 class InterRDF(NarumiAnalysisBase):
@@ -114,27 +111,24 @@ class InterRDF(NarumiAnalysisBase):
         box = self._box(scale=1.0)
         if box is None and self.norm == "rdf":
             raise ValueError(f"frame {self._ts.frame} has no periodic box: norm='rdf' needs the box volume")
-        if box is not None and box is not getattr(self, "_checkedBox", None):
-            # The engine's own check would name the lengths in nm; these are Angstrom.
-            half = 0.5 * min(box[0, 0], box[1, 1], box[2, 2])
-            if self.rdf_settings["range"][1] > half:
-                raise ValueError(f"range[1] = {self.rdf_settings['range'][1]:g} A is more than half the box of frame "
-                                 f"{self._ts.frame} (min(ax, by, cz)/2 = {half:g} A): the minimum image would miss pairs")
-            self._checkedBox = box
+        if box is not None and self.rdf_settings["range"][1] > maximumRMax(box):
+            # The engine makes the same check, but names the lengths in nm; these are Angstrom.
+            raise ValueError(f"range[1] = {self.rdf_settings['range'][1]:g} A is more than half the box of frame "
+                             f"{self._ts.frame} (min(ax, by, cz)/2 = {maximumRMax(box):g} A): the minimum image would "
+                             "miss pairs")
         self._engine.addFrame(self._ts.positions, box)  # Angstrom, as range and the box
         if box is not None:
             self.results.volume_cum += self._ts.volume
 
     def _collectEngine(self):
         counts = np.asarray(self._engine.pairCounts(), dtype=np.int64)
-        low, high = self.rdf_settings["range"]
-        if self._selfPairs and low == 0.0 and len(self.frames):
+        if self._selfPairs and self.rdf_settings["range"][0] == 0.0 and len(self.frames):
             counts[0] += self._selfPairs * len(self.frames)  # distance 0 lies in the first bin
         self.results.count = counts
 
     def _get_aggregator(self):
         return ResultsGroup(lookup={"count": ResultsGroup.ndarray_sum, "volume_cum": ResultsGroup.ndarray_sum,
-                                    "edges": _first, "bins": _first})
+                                    "edges": first, "bins": first})
 
     def _conclude(self):
         # InterRDF's normalisation, term for term.

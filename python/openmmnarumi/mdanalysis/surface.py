@@ -2,8 +2,7 @@
 import numpy as np
 
 from ._mdanalysis import ResultsGroup
-from .base import NarumiAnalysisBase
-from .potentialmap import atomCharges
+from .base import NarumiAnalysisBase, atomCharges, first, positionsAtFrame
 
 __all__ = ["SurfacePotentialAnalysis"]
 
@@ -72,10 +71,7 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
         if not 0 <= reference_frame < len(trajectory):
             raise ValueError(f"reference_frame = {reference_frame} is not a frame of the trajectory "
                              f"(0..{len(trajectory) - 1})")
-        current = trajectory.ts.frame
-        trajectory[reference_frame]
-        reference = atomgroup.positions.astype(np.float64) * 0.1
-        trajectory[current]
+        reference, _ = positionsAtFrame(atomgroup, reference_frame)
         pointSet = surfacePoints(reference, self.radii, probeRadius=0.1 * float(probe_radius), density=100.0 * float(density),
                                  kind=kind)
         if len(pointSet) == 0:
@@ -95,7 +91,6 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
 
     def _prepare(self):
         self.results.total = np.zeros(self.n_frames)
-        self.results.mean = np.zeros(self.n_frames)
         self.results.point_sum = np.zeros(len(self._points))
         self.results.points = (self._points + self._referenceCentre) * 10.0
 
@@ -106,17 +101,17 @@ class SurfacePotentialAnalysis(NarumiAnalysisBase):
         self._engine.setPositions(positions)
         result = self._engine.compute(self._points @ rotation + centre, self._offset, self.mode)
         self.results.total[self._frame_index] = result.total
-        self.results.mean[self._frame_index] = result.total / len(self._points)
         self.results.point_sum += result.potentials
 
     def _collectEngine(self):
         pass  # the results are filled frame by frame
 
     def _get_aggregator(self):
-        return ResultsGroup(lookup={"total": ResultsGroup.ndarray_hstack, "mean": ResultsGroup.ndarray_hstack,
-                                    "point_sum": ResultsGroup.ndarray_sum, "points": lambda values: values[0]})
+        return ResultsGroup(lookup={"total": ResultsGroup.ndarray_hstack, "point_sum": ResultsGroup.ndarray_sum,
+                                    "points": first})
 
     def _conclude(self):
         if self.n_frames == 0:
             raise ValueError("no frames were analysed")
+        self.results.mean = self.results.total / len(self._points)
         self.results.point_mean = self.results.point_sum / self.n_frames

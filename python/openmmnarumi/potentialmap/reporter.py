@@ -89,8 +89,10 @@ class PotentialMapReporter:
         import openmm.unit as unit
         accumulation = self._accumulation
         if accumulation.engine is None:
-            accumulation.start(simulation.system, state, **self._options,
-                               simulationDevice=simulationCudaDevice(simulation.context))
+            options = dict(self._options)
+            if options["cudaDevice"] is None:
+                options["cudaDevice"] = simulationCudaDevice(simulation.context)
+            accumulation.start(simulation.system, state, **options)
         step = simulation.currentStep
         if step <= accumulation.appendedLastStep:
             return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
@@ -147,8 +149,7 @@ class _MapAccumulation(Accumulation):
         self.appended = loadArrays(self.statePath, "PotentialMapReporter") if append else None
         self.appendedLastStep = -1 if self.appended is None else int(self.appended["lastStep"])
 
-    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice,
-              simulationDevice):
+    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice):
         """The engine, from the System and the first frame: charges, cutoff and periodicity, the lattice."""
         import openmm.unit as unit
         positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
@@ -165,7 +166,7 @@ class _MapAccumulation(Accumulation):
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
-                              accumulation, backend, simulationDevice if cudaDevice is None else int(cudaDevice))
+                              accumulation, backend, int(cudaDevice))
         if self.appended is not None:
             checkAppendedSettings(self.appended, self._signature(engine, charges), self.statePath)
         self.engine, self.charges = engine, charges
