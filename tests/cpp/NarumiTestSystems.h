@@ -79,17 +79,26 @@ inline std::string platformUnavailableReason(const std::string& name) {
 }
 
 /**
- * The platform whose kernel is under test: its name, its Precision property ("" where it has none) and the relative
- * energy and RMS force difference its arithmetic is held to against the double-precision oracles.
+ * The platform whose kernel is under test: its name, its Precision property ("" where it has none), the relative
+ * energy and RMS force difference its arithmetic is held to against the double-precision oracles, and its
+ * DeviceIndex property ("" for the platform's choice; "0,0" makes a two-device CUDA Context on one GPU).
  */
 struct PlatformUnderTest {
     std::string platform;
     std::string precision;
     double tolerance;
+    std::string deviceIndex = "";
 
-    /** The GoogleTest name of an instantiation: "Reference", "CPU", "CUDA_mixed". */
+    /** The GoogleTest name of an instantiation: "Reference", "CPU", "CUDA_mixed", "CUDA_mixed_devices_0_0". */
     std::string label() const {
-        return precision.empty() ? platform : platform + "_" + precision;
+        std::string name = precision.empty() ? platform : platform + "_" + precision;
+        if (!deviceIndex.empty()) {
+            name += "_devices_" + deviceIndex;
+            for (char& c : name)
+                if (c == ',')
+                    c = '_';
+        }
+        return name;
     }
 };
 
@@ -115,9 +124,12 @@ protected:
         return getPlatform(GetParam().platform);
     }
     std::map<std::string, std::string> properties() const {
-        if (GetParam().precision.empty())
-            return {};
-        return {{"Precision", GetParam().precision}};
+        std::map<std::string, std::string> values;
+        if (!GetParam().precision.empty())
+            values["Precision"] = GetParam().precision;
+        if (!GetParam().deviceIndex.empty())
+            values["DeviceIndex"] = GetParam().deviceIndex;
+        return values;
     }
     double tolerance() const {
         return GetParam().tolerance;

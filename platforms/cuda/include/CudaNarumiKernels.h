@@ -14,6 +14,23 @@
 namespace OpenMMNarumi {
 
 /**
+ * An evaluation's energy as the kernels summed it: fixed-point units of 2^-32 kJ/mol (Narumi, FixedPoint64) plus
+ * floating-point sums (methods A to E).  Several devices' parts add exactly (integers) before one conversion.
+ */
+struct NarumiEnergyParts {
+    long long fixed = 0;
+    double floating = 0;
+    bool outOfRange = false;   // an accumulator or term left its range: the energy is +infinity
+    NarumiEnergyParts& operator+=(const NarumiEnergyParts& other) {
+        fixed += other.fixed;  // two's complement: the total is exact whatever the order
+        floating += other.floating;
+        outOfRange |= other.outOfRange;
+        return *this;
+    }
+    double value() const;
+};
+
+/**
  * NarumiNonbondedForce on OpenMM's CUDA platform: single-precision pairs (double ones in Precision=double), Narumi
  * (or the other selected) accumulation, exclusions and exceptions corrected afterwards (src/NarumiNonbondedLaunch.cu
  * and src/kernels/).  The host side owns the device memory and launch geometry; every entry point makes OpenMM's CUDA
@@ -28,6 +45,33 @@ public:
     void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
     double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
     void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) override;
+
+    /**
+     * Make this kernel one device's part of a multi-device Context (CudaParallelCalcNarumiNonbondedForceKernel):
+     * execute() then computes only its share, returns 0 and keeps the pairs' energy for lastEnergy(), and times its
+     * share for lastShareMilliseconds().  Call before initialize().
+     */
+    void setPartOfParallel() {
+        partOfParallel = true;
+    }
+    /**
+     * This device's share: the pairs whose lower block lies in [begin, end) of the blocks (fractions of 0 to 1),
+     * and the same fraction of the exceptions.  Any partition of [0, 1) over the devices computes every pair once.
+     */
+    void setShare(double beginFraction, double endFraction);
+    /** The pairs' energy of the last energy evaluation (without the dispersion correction). */
+    const NarumiEnergyParts& lastEnergy() const {
+        return lastEnergyParts;
+    }
+    /** The dispersion correction's energy in the current box (0 without one). */
+    double dispersionEnergy() const;
+    /** GPU time of the share's stages at the latest evaluation read back (ms), and how many have been read. */
+    double lastShareMilliseconds() const {
+        return shareMilliseconds;
+    }
+    long long shareMeasurements() const {
+        return shareTimesRead;
+    }
 
 private:
     class ForceInfo;
@@ -85,6 +129,12 @@ private:
     NarumiStatusWords searchCounters = {};  // the running totals last read
     double fewestTiles = 0;              // the fewest tiles per evaluation seen: the reference for growth
     bool warnedAboutSearch = false;
+    bool partOfParallel = false;
+    double shareBegin = 0, shareEnd = 1;
+    NarumiEnergyParts lastEnergyParts;
+    CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only
+    double shareMilliseconds = 0;
+    long long shareTimesRead = 0;
 };
 
 } // namespace OpenMMNarumi

@@ -43,9 +43,8 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
                              cudaStream_t stream);
 
 // src/kernels/finishSums.cu
-/** mergeFloatingForces (methods A to E) and finishEnergy. */
-void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble,
-                      cudaStream_t stream);
+/** mergeFloatingForces (methods A to E) and finishEnergy (the energy into the status words). */
+void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
 
 } // namespace OpenMMNarumi
 

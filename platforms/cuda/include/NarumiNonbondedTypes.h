@@ -103,6 +103,8 @@ struct NarumiStatusWords {
     unsigned long long unfilteredBlocks;    // blocks searched without the atom filter (box too small for it)
     unsigned long long untestedBlockPairs;  // block pairs taken as interacting untested (box too small for the test)
     unsigned long long listBuilds;          // evaluations that rebuilt the neighbour list
+    long long energyFixed;          // the last energy evaluation's fixed-point energy (Narumi, FixedPoint64), 2^-32 kJ/mol
+    double energyFloating;          // and its float/double energy sums (methods A to E)
 };
 
 /**
@@ -122,7 +124,6 @@ struct NarumiNonbondedData {
     // OpenMM's arrays.
     const void* posq;           // float4 or double4, per the template parameter of the kernels
     const int* atomIndex;       // posq index -> original atom index
-    void* energyBuffer;         // float or double, per the template parameter
     // This force's parameters, by original atom index.
     const float4* atomParameters;        // (q sqrt(k), sigma/2, 2 sqrt(eps), 0)
     const NarumiDouble4* atomParametersDouble;   // the same in double (double-precision pairs only, else null)
@@ -164,6 +165,10 @@ struct NarumiNonbondedData {
     float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
     int exceptionsUsePeriodic;
+    // This device's share of the pairs (the whole on one GPU): the tiles of blocks [shareBlockBegin, shareBlockEnd),
+    // whose lower block owns each pair, and the exceptions [shareExceptionBegin, shareExceptionEnd).
+    int shareBlockBegin, shareBlockEnd;
+    int shareExceptionBegin, shareExceptionEnd;
 };
 
 } // namespace OpenMMNarumi

@@ -1,5 +1,6 @@
-// Registers the CUDA kernel of NarumiNonbondedForce on OpenMM's CUDA platform (loaded as a plugin library).
+// Registers the CUDA kernels of NarumiNonbondedForce and RDFSampler on OpenMM's CUDA platform (loaded as a plugin library).
 #include "CudaNarumiKernels.h"
+#include "CudaParallelNarumiKernels.h"
 #include "CudaRDFSamplerKernel.h"
 #include "openmm/KernelFactory.h"
 #include "openmm/OpenMMException.h"
@@ -15,11 +16,13 @@ class CudaNarumiKernelFactory : public KernelFactory {
 public:
     KernelImpl* createKernelImpl(std::string name, const Platform& platform, ContextImpl& context) const override {
         auto& platformData = *static_cast<CudaPlatform::PlatformData*>(context.getPlatformData());
-        if (platformData.contexts.size() != 1)
-            throw OpenMMException("NarumiNonbondedForce runs on one GPU per Context on the CUDA platform; this Context uses " +
-                                  std::to_string(platformData.contexts.size()) + " (set the DeviceIndex property to one device)");
-        if (name == CalcNarumiNonbondedForceKernel::Name())
+        if (name == CalcNarumiNonbondedForceKernel::Name()) {
+            if (platformData.contexts.size() > 1)
+                return new CudaParallelCalcNarumiNonbondedForceKernel(name, platform, platformData);
             return new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[0]);
+        }
+        // The sampler reads the first device's positions, which integration keeps current; it samples at the start of
+        // a step (updateContextState), when no work thread is running.
         if (name == CalcRDFSamplerKernel::Name())
             return new CudaCalcRDFSamplerKernel(name, platform, *platformData.contexts[0]);
         throw OpenMMException("CudaNarumiKernelFactory: no kernel named '" + name + "'");

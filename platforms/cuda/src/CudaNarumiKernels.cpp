@@ -64,6 +64,12 @@ void initializeZeroed(CudaArray& array, CudaContext& cu, size_t size, const char
 
 } // namespace
 
+double NarumiEnergyParts::value() const {
+    if (outOfRange)
+        return numeric_limits<double>::infinity();
+    return (double) fixed / 4294967296.0 + floating;
+}
+
 /** Tells OpenMM which atoms and exception pairs it may swap when it reorders atoms (same rules as NonbondedForce). */
 class CudaCalcNarumiNonbondedForceKernel::ForceInfo : public ComputeForceInfo {
 public:
@@ -122,8 +128,29 @@ CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
         stageTimer.reset();
     }
     pinnedStatus.reset();
-    if (statusReady != nullptr)
-        cuEventDestroy(statusReady);
+    for (CUevent event : {statusReady, shareStarted, shareFinished})
+        if (event != nullptr)
+            cuEventDestroy(event);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double endFraction) {
+    if (!(0 <= beginFraction && beginFraction <= endFraction && endFraction <= 1))
+        throw OpenMMException("NarumiNonbondedForce (CUDA): a device's share must be 0 <= begin <= end <= 1, not [" +
+                              to_string(beginFraction) + ", " + to_string(endFraction) + ")");
+    shareBegin = beginFraction;
+    shareEnd = endFraction;
+    // Rounded the same way on every device, so that neighbouring shares meet exactly.
+    auto boundary = [](double fraction, int count) { return (int) llround(fraction * count); };
+    data.shareBlockBegin = boundary(shareBegin, data.numBlocks);
+    data.shareBlockEnd = boundary(shareEnd, data.numBlocks);
+    data.shareExceptionBegin = boundary(shareBegin, data.numExceptions);
+    data.shareExceptionEnd = boundary(shareEnd, data.numExceptions);
+}
+
+double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
+    if (nonbondedMethod != NarumiNonbondedForce::CutoffPeriodic || dispersionCoefficient == 0)
+        return 0.0;
+    return dispersionCoefficient / (lastBoxVectors[0][0] * lastBoxVectors[1][1] * lastBoxVectors[2][2]);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
@@ -263,8 +290,13 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.sums.energyDouble = (double*) energyDouble.getDevicePointer();
     data.status = (NarumiStatusWords*) status.getDevicePointer();
     data.sums.errorFlags = &data.status->errorFlags;
+    setShare(shareBegin, shareEnd);
 
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
+    if (partOfParallel) {
+        checkDriver(cuEventCreate(&shareStarted, CU_EVENT_DEFAULT), "creating an event");
+        checkDriver(cuEventCreate(&shareFinished, CU_EVENT_DEFAULT), "creating an event");
+    }
     info = new ForceInfo(force);
     cu.addForce(info);
     cu.addReorderListener(new ReorderListener(resortRequested));
@@ -357,6 +389,13 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
         return;
     statusPending = false;
     NarumiStatusWords words = *pinnedStatus.data();
+    if (shareStarted != nullptr) {
+        // Both events precede the status copy in the stream: they have completed.
+        float milliseconds = 0;
+        checkDriver(cuEventElapsedTime(&milliseconds, shareStarted, shareFinished), "timing the device's share");
+        shareMilliseconds = milliseconds;
+        shareTimesRead++;
+    }
     noteSearchCounters(words);
     // Blocks whose tiles did not fit were computed whole by the pair kernel; grow the segments so that the next steps
     // need not.  The segments move when they grow: the list is rebuilt at the next evaluation.
@@ -403,7 +442,6 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     }
     data.posq = (const void*) cu.getPosq().getDevicePointer();
     data.atomIndex = (const int*) cu.getAtomIndexArray().getDevicePointer();
-    data.energyBuffer = (void*) cu.getEnergyBuffer().getDevicePointer();
     data.sums.forceFixed = (unsigned long long*) cu.getLongForceBuffer().getDevicePointer();
     data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
     CUstream stream = cu.getCurrentStream();
@@ -418,8 +456,8 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
             checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, rebuildList), 1, 1, stream),
                         "requesting a list rebuild");
         rebuildRequested = false;
-        narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(),
-                              cu.getUseDoublePrecision() || cu.getUseMixedPrecision(), resort, (cudaStream_t) stream, stageTimer.get());
+        narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(), resort, (cudaStream_t) stream, stageTimer.get(),
+                              (cudaEvent_t) shareStarted, (cudaEvent_t) shareFinished);
     }
     catch (const std::runtime_error& error) {
         throw asOpenMMException(error);
@@ -431,11 +469,17 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     lastEvaluationOutOfRange = false;
     if (!tileListSized || includeEnergy)
         checkStatus(true);
-    if (includeEnergy && lastEvaluationOutOfRange)
-        return numeric_limits<double>::infinity();
-    if (includeEnergy && periodic && dispersionCoefficient != 0)
-        return dispersionCoefficient / (boxVectors[0][0] * boxVectors[1][1] * boxVectors[2][2]);
-    return 0.0;
+    if (!includeEnergy)
+        return 0.0;
+    // The energy comes back with the status words (OpenMM sums what execute returns), in double whatever the
+    // precision: on several devices their fixed-point parts add exactly before this one conversion.
+    const NarumiStatusWords& words = *pinnedStatus.data();
+    lastEnergyParts.fixed = words.energyFixed;
+    lastEnergyParts.floating = words.energyFloating;
+    lastEnergyParts.outOfRange = lastEvaluationOutOfRange;
+    if (partOfParallel)
+        return 0.0;
+    return lastEnergyParts.value() + dispersionEnergy();
 }
 
 void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWords& words) {

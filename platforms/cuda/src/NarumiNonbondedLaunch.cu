@@ -12,12 +12,12 @@
  *   findNeighborTiles per block I, the atoms of its candidates within cutoff + skin of one of I's atoms, packed 32 to
  *                     a tile in I's segment of the list; its last thread block scans the counts into the tiles'
  *                     numbers   [findNeighbors.cu]
- *   computeTiles      all pairs of the listed tiles, NO exclusion test, one warp per contiguous run of tiles, then
+ *   computeTiles      all pairs of the listed tiles (of this device's share of the blocks), NO exclusion test, one warp per contiguous run of tiles, then
  *                     the blocks whose tiles did not fit into the list (none once the host has grown it)
  *                     [computeTiles.cu, which also explains how each pair is computed once]
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
  *                     then add the exception's own interaction   [correctExceptions.cu]
- *   finish            merge float/double sums (methods A to E), add the energy to OpenMM's energy buffer
+ *   finish            merge float/double sums (methods A to E), the energy into the status words for the host
  *                     [finishSums.cu]
  *
  * Their host launchers are declared in include/NarumiNonbondedStages.h; device code that several stages share is in
@@ -42,7 +42,8 @@ inline void markStage(Common::StageTimer* timer, const char* name, cudaStream_t 
 } // namespace
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool energyIsDouble, bool resort, cudaStream_t stream, Common::StageTimer* timer) {
+                           bool resort, cudaStream_t stream, Common::StageTimer* timer, cudaEvent_t shareStarted,
+                           cudaEvent_t shareFinished) {
     if (timer != nullptr)
         timer->start(stream);
     if (resort) {
@@ -55,11 +56,15 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
     markStage(timer, "findCandidateBlocks", stream);
     narumiFindNeighborTiles(data, stream);
     markStage(timer, "findNeighborTiles", stream);
+    if (shareStarted != nullptr)
+        Common::checkCuda(cudaEventRecord(shareStarted, stream), "recording the share's start");
     narumiComputeTiles(data, method, includeEnergy, stream);
     markStage(timer, "computeTiles", stream);
     narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, stream);
     markStage(timer, "correctExceptions", stream);
-    narumiFinishSums(data, method, includeEnergy, energyIsDouble, stream);
+    if (shareFinished != nullptr)
+        Common::checkCuda(cudaEventRecord(shareFinished, stream), "recording the share's end");
+    narumiFinishSums(data, method, includeEnergy, stream);
     markStage(timer, "merge+finishEnergy", stream);
     Common::checkCuda(cudaGetLastError(), "launching the nonbonded kernels");
     if (timer != nullptr)

@@ -1,5 +1,5 @@
 /**
- * The pairs: computeTiles computes all pairs of the listed tiles, with NO exclusion test (correctExceptions.cu takes
+ * The pairs: computeTiles computes all pairs of the listed tiles of this device's blocks, with NO exclusion test (correctExceptions.cu takes
  * the excluded pairs out afterwards), one warp per contiguous run of tiles, and then the blocks whose tiles did not fit
  * into the list (none once the host has grown it).
  *
@@ -238,12 +238,13 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     __shared__ TileStage<Accumulator> stages[WARPS_PER_BLOCK];
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
-    int numTiles = d.tileOffsets[d.numBlocks];
+    // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
+    int firstTile = d.tileOffsets[d.shareBlockBegin], numTiles = d.tileOffsets[d.shareBlockEnd] - firstTile;
     int perWarp = (numTiles + numWarps - 1) / numWarps;
-    int begin = warp * perWarp, end = min(begin + perWarp, numTiles);
+    int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
     int numOverflowBlocks = d.status->overflowListCount;
     if (begin >= end && warp >= numOverflowBlocks)
-        return;
+        return;  // uniform across the warp
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
@@ -265,9 +266,11 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
         }
         atom.flush(d);
     }
-    for (int k = warp; k < numOverflowBlocks; k += numWarps)
-        accumulateOverflowBlock<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.overflowBlocks[k], atom, energy,
-                                                                            stages[warpInBlock], errors);
+    for (int k = warp; k < numOverflowBlocks; k += numWarps) {
+        int blockI = d.overflowBlocks[k];
+        if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd)
+            accumulateOverflowBlock<Accumulator, computeEnergy, COULOMB, SWITCH>(d, blockI, atom, energy, stages[warpInBlock], errors);
+    }
     if (computeEnergy)
         energy.flushEnergy(d.sums);
     if (errors != 0)

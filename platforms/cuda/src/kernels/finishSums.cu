@@ -1,6 +1,7 @@
 /**
  * The end of an evaluation: mergeFloatingForces merges the float/double force sums of methods A to E into OpenMM's
- * buffer, and finishEnergy adds the energy to OpenMM's energy buffer.
+ * buffer, and finishEnergy hands the energy to the host in the status words (the host returns it to OpenMM in
+ * double, so that the fixed-point sums of several devices add exactly before their one conversion).
  */
 
 #include "NarumiKernelConstants.cuh"
@@ -27,14 +28,14 @@ __global__ void mergeFloatingForces(NarumiNonbondedData d, int useDouble) {
         }
 }
 
-/** The energy of every method into OpenMM's energy buffer; the sums are cleared, the tile count published. */
-template <class EnergyT>
+/** The energy of every method into the status words; the sums are cleared, the tile count published. */
 __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     if (blockIdx.x != 0 || threadIdx.x != 0)
         return;
-    double energy = (double) (long long) *d.sums.energyFixed / 4294967296.0 + (double) *d.sums.energyFloat + *d.sums.energyDouble;
-    if (includeEnergy)
-        ((EnergyT*) d.energyBuffer)[0] += (EnergyT) energy;
+    if (includeEnergy) {
+        d.status->energyFixed = (long long) *d.sums.energyFixed;
+        d.status->energyFloating = (double) *d.sums.energyFloat + *d.sums.energyDouble;
+    }
     *d.sums.energyFixed = 0;
     *d.sums.energyFloat = 0.0f;
     *d.sums.energyDouble = 0.0;
@@ -48,14 +49,10 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
 
 } // namespace
 
-void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool energyIsDouble,
-                      cudaStream_t stream) {
+void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
     if (method == NarumiAccumulation::SingleFloat || narumiSumsForcesInDouble(method))
         mergeFloatingForces<<<blocksFor(data.numAtoms), THREADS, 0, stream>>>(data, narumiSumsForcesInDouble(method));
-    if (energyIsDouble)
-        finishEnergy<double><<<1, 32, 0, stream>>>(data, includeEnergy);
-    else
-        finishEnergy<float><<<1, 32, 0, stream>>>(data, includeEnergy);
+    finishEnergy<<<1, 32, 0, stream>>>(data, includeEnergy);
 }
 
 } // namespace OpenMMNarumi

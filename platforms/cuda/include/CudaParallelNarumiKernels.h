@@ -1,0 +1,51 @@
+#ifndef OPENMM_CUDA_PARALLEL_NARUMI_KERNELS_H_
+#define OPENMM_CUDA_PARALLEL_NARUMI_KERNELS_H_
+
+#include "CudaNarumiKernels.h"
+#include "openmm/Kernel.h"
+#include "openmm/cuda/CudaPlatform.h"
+#include <vector>
+
+namespace OpenMMNarumi {
+
+/**
+ * NarumiNonbondedForce on a CUDA Context of several devices (DeviceIndex "0,1", ...), in the pattern of OpenMM's own
+ * parallel kernels: one CudaCalcNarumiNonbondedForceKernel per device, run on that device's work thread.  Every
+ * device sorts and searches all atoms (they are few microseconds against the pairs) and computes the pairs whose
+ * lower block lies in its share of the blocks, and the same share of the exceptions, into its own force buffer,
+ * which OpenMM sums into the first device's as 64-bit integers.  Narumi and FixedPoint64 sums are exact on the
+ * 2^-25 (2^-32) grid whatever the partition, so forces and energy are bit-identical to one device's; the
+ * floating-point methods A to E are not (order-dependent by design).  The shares follow the measured GPU time of
+ * each device's pair stages.
+ */
+class CudaParallelCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
+public:
+    CudaParallelCalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform,
+                                               OpenMM::CudaPlatform::PlatformData& platformData);
+    void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
+    double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
+    void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) override;
+    /** Each device's share of the blocks (fractions summing to 1), as the next evaluation will use them. */
+    const std::vector<double>& getShares() const {
+        return shares;
+    }
+
+private:
+    class Task;
+    CudaCalcNarumiNonbondedForceKernel& device(int index) {
+        return kernels[index].getAs<CudaCalcNarumiNonbondedForceKernel>();
+    }
+    /** Hand each device its share of [0, 1). */
+    void applyShares();
+    /** Move the shares toward equal GPU time once every device has timed a new evaluation. */
+    void rebalance();
+
+    OpenMM::CudaPlatform::PlatformData& platformData;
+    std::vector<OpenMM::Kernel> kernels;
+    std::vector<double> shares;
+    std::vector<long long> measurementsUsed;
+};
+
+} // namespace OpenMMNarumi
+
+#endif // OPENMM_CUDA_PARALLEL_NARUMI_KERNELS_H_

@@ -1,0 +1,181 @@
+/**
+ * NarumiNonbondedForce on a CUDA Context of several devices (CudaParallelCalcNarumiNonbondedForceKernel).  OpenMM
+ * accepts a device listed twice: DeviceIndex "0,0" makes a two-device Context on one GPU, with two CUDA contexts,
+ * two work threads and the force buffers summed as on two GPUs, so all of this runs on a one-GPU machine.  First the
+ * whole shared suite (tests/cpp/NarumiNonbondedForceTests.h: exclusions, triclinic boxes, parameter updates, force
+ * groups against OpenMM's NonbondedForce) on such a Context in every precision; then what only exact accumulation
+ * gives: forces and energy bit for bit those of one device, and a trajectory identical to the one-device trajectory.
+ * Every test skips (never passes) where OpenMM's CUDA platform or a GPU is missing.
+ */
+
+#include "NarumiNonbondedForceTests.h"
+#include "openmm/HarmonicBondForce.h"
+#include <iostream>
+#include <random>
+
+INSTANTIATE_TEST_SUITE_P(CUDA, NarumiNonbondedForceTest,
+                         ::testing::Values(PlatformUnderTest{"CUDA", "single", 3e-4, "0,0"}, PlatformUnderTest{"CUDA", "mixed", 3e-4, "0,0"},
+                                           PlatformUnderTest{"CUDA", "double", 1e-6, "0,0"}),
+                         platformLabel);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiNonbondedForceGradientTest);
+
+namespace {
+
+#define SKIP_WITHOUT_CUDA()                                           \
+    if (!platformUnavailableReason("CUDA").empty())                   \
+        GTEST_SKIP() << platformUnavailableReason("CUDA");
+
+unique_ptr<Context> cudaContext(const System& system, Integrator& integrator, const string& precision, const string& devices) {
+    return make_unique<Context>(system, integrator, Platform::getPlatformByName("CUDA"),
+                                map<string, string>{{"Precision", precision}, {"DeviceIndex", devices}});
+}
+
+/** Force components of two evaluations that differ in any bit. */
+int differingComponents(const EnergyAndForces& a, const EnergyAndForces& b) {
+    int differences = 0;
+    for (size_t i = 0; i < a.forces.size(); i++)
+        for (int c = 0; c < 3; c++)
+            differences += (a.forces[i][c] != b.forces[i][c]);
+    return differences;
+}
+
+/** A solvated molecule with 1-2, 1-3 and 1-4 exceptions in a truncated octahedron: every kind of pair and box. */
+TestSystem solvatedMoleculeInOctahedron() {
+    const double d = 5.0;  // widths above twice the cutoff plus a block: the search keeps its atom filter
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    return solvatedMolecule(octahedron, Vec3(1.4, 1.4, 1.4), 71);
+}
+
+/**
+ * On "0,0" each device computes its share of the blocks and exceptions; the shares move with the measured GPU times
+ * after every evaluation.  Narumi and FixedPoint64 sums are exact whatever the partition: every evaluation must give
+ * one device's bits, forces and energy, in every precision, on a cubic water box and a solvated molecule in a
+ * truncated octahedron (exceptions), with the atoms moved between evaluations (re-sorts, list rebuilds).
+ */
+TEST(CudaNarumiMultiDevice, TwoDevicesGiveTheBitsOfOne) {
+    SKIP_WITHOUT_CUDA();
+    for (const TestSystem& ts : {waterBox(cubicBox(4.0), 81), solvatedMoleculeInOctahedron()})
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64})
+            for (string precision : {"single", "mixed", "double"}) {
+                Narumi* force = makeNarumiForce(ts, periodic(1.0, 0.9, true));
+                force->setAccumulationMethod(accumulation);
+                auto system = makeSystem(ts, {force});
+                VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
+                auto one = cudaContext(*system, oneIntegrator, precision, "0");
+                auto two = cudaContext(*system, twoIntegrator, precision, "0,0");
+                ASSERT_EQ(two->getPlatform().getPropertyValue(*two, "DeviceIndex"), "0,0");
+                mt19937 random(82);
+                normal_distribution<double> step(0.0, 0.01);
+                vector<Vec3> positions = ts.positions;
+                string label = to_string(ts.size()) + " atoms, accumulation " + to_string(accumulation) + ", " + precision;
+                for (int evaluation = 0; evaluation < 25; evaluation++) {
+                    for (Vec3& p : positions)
+                        p += Vec3(step(random), step(random), step(random));
+                    one->setPositions(positions);
+                    two->setPositions(positions);
+                    EnergyAndForces onOne = energyAndForces(*one), onTwo = energyAndForces(*two);
+                    ASSERT_EQ(differingComponents(onOne, onTwo), 0) << label << ", evaluation " << evaluation;
+                    ASSERT_EQ(onOne.energy, onTwo.energy) << label << ", evaluation " << evaluation;
+                }
+            }
+}
+
+/**
+ * Dynamics: 150 Verlet steps of a water box (forces without energy, so the devices' status is read back
+ * asynchronously; sorts every 20 evaluations, list rebuilds, shares rebalanced) end in the same bits of positions
+ * and velocities on "0,0" as on one device, with the force in a group of its own beside bonds.
+ */
+TEST(CudaNarumiMultiDevice, TrajectoryOnTwoDevicesIsTheOneDeviceTrajectory) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(3.5), 83);
+    for (string precision : {"single", "mixed"}) {
+        Narumi* force = makeNarumiForce(water, periodic(1.0));
+        force->setForceGroup(1);
+        HarmonicBondForce* bonds = new HarmonicBondForce();
+        for (int molecule = 0; molecule < water.size() / 3; molecule++) {
+            bonds->addBond(3 * molecule, 3 * molecule + 1, 0.09572, 2e5);
+            bonds->addBond(3 * molecule, 3 * molecule + 2, 0.09572, 2e5);
+        }
+        auto system = makeSystem(water, {force, bonds});
+        VerletIntegrator oneIntegrator(0.0005), twoIntegrator(0.0005);
+        auto one = cudaContext(*system, oneIntegrator, precision, "0");
+        auto two = cudaContext(*system, twoIntegrator, precision, "0,0");
+        for (Context* context : {one.get(), two.get()}) {
+            context->setPositions(water.positions);
+            context->setVelocitiesToTemperature(300.0, 84);
+        }
+        oneIntegrator.step(150);
+        twoIntegrator.step(150);
+        State a = one->getState(State::Positions | State::Velocities), b = two->getState(State::Positions | State::Velocities);
+        int differences = 0;
+        for (int i = 0; i < water.size(); i++)
+            for (int c = 0; c < 3; c++)
+                differences += (a.getPositions()[i][c] != b.getPositions()[i][c]) + (a.getVelocities()[i][c] != b.getVelocities()[i][c]);
+        EXPECT_EQ(differences, 0) << precision;
+        EnergyAndForces groupOne = energyAndForces(*one, 1 << 1), groupTwo = energyAndForces(*two, 1 << 1);
+        EXPECT_EQ(differingComponents(groupOne, groupTwo), 0) << precision;
+        EXPECT_EQ(groupOne.energy, groupTwo.energy) << precision;
+    }
+}
+
+/** updateParametersInContext reaches every device: after it, two devices still give one device's bits. */
+TEST(CudaNarumiMultiDevice, ParameterUpdatesReachEveryDevice) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem ts = solvatedMoleculeInOctahedron();
+    Narumi* force = makeNarumiForce(ts, periodic(1.0));
+    auto system = makeSystem(ts, {force});
+    VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
+    auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
+    auto two = cudaContext(*system, twoIntegrator, "mixed", "0,0");
+    one->setPositions(ts.positions);
+    two->setPositions(ts.positions);
+    double before = energyAndForces(*two).energy;
+    for (int i = 0; i < ts.size(); i += 5) {
+        double charge, sigma, epsilon;
+        force->getParticleParameters(i, charge, sigma, epsilon);
+        force->setParticleParameters(i, 0.8 * charge, 1.05 * sigma, 1.2 * epsilon);
+    }
+    for (int i = 0; i < force->getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        force->setExceptionParameters(i, p1, p2, 1.5 * chargeProd, sigma, 0.5 * epsilon);
+    }
+    force->updateParametersInContext(*one);
+    force->updateParametersInContext(*two);
+    EnergyAndForces onOne = energyAndForces(*one), onTwo = energyAndForces(*two);
+    EXPECT_GT(fabs(onTwo.energy - before), 1.0) << "the update changed nothing";
+    EXPECT_EQ(differingComponents(onOne, onTwo), 0);
+    EXPECT_EQ(onOne.energy, onTwo.energy);
+}
+
+/**
+ * The floating-point methods (A to E) sum in an order that depends on the partition: not bit-identical.  Their
+ * error against the Reference platform on two devices stays that of one device (method A's float sums of the
+ * excluded pairs' large terms make it ~1e-4, the accuracy study's point).
+ */
+TEST(CudaNarumiMultiDevice, FloatingPointMethodsKeepTheirOneDeviceAccuracy) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem ts = solvatedMoleculeInOctahedron();
+    for (auto accumulation : {Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::ModifiedNitadori}) {
+        Narumi* force = makeNarumiForce(ts, periodic(1.0));
+        force->setAccumulationMethod(accumulation);
+        auto system = makeSystem(ts, {force});
+        EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
+        VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
+        auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
+        auto two = cudaContext(*system, twoIntegrator, "mixed", "0,0");
+        one->setPositions(ts.positions);
+        two->setPositions(ts.positions);
+        EnergyAndForces onOne = energyAndForces(*one), onTwo = energyAndForces(*two);
+        double forceErrorOne = relativeRmsDifference(onOne.forces, reference.forces);
+        double forceErrorTwo = relativeRmsDifference(onTwo.forces, reference.forces);
+        double energyErrorOne = fabs(onOne.energy - reference.energy), energyErrorTwo = fabs(onTwo.energy - reference.energy);
+        EXPECT_LE(forceErrorTwo, 2 * forceErrorOne + 1e-7) << "accumulation " << accumulation;
+        EXPECT_LE(energyErrorTwo, 2 * energyErrorOne + 1e-7 * fabs(reference.energy)) << "accumulation " << accumulation;
+        cout << "[ accuracy ] accumulation " << accumulation << ": relative RMS force error " << forceErrorOne << " on one device, "
+             << forceErrorTwo << " on two; energy error " << energyErrorOne << " / " << energyErrorTwo << " kJ/mol" << endl;
+    }
+}
+
+} // namespace
