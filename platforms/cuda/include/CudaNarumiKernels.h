@@ -55,8 +55,8 @@ public:
         partOfParallel = true;
     }
     /**
-     * This device's share: the pairs whose lower block lies in [begin, end) of the blocks (fractions of 0 to 1),
-     * and the same fraction of the exceptions.  Any partition of [0, 1) over the devices computes every pair once.
+     * This device's share: the pairs, and the exceptions, whose lower block lies in [begin, end) of the blocks
+     * (fractions of 0 to 1).  Any partition of [0, 1) over the devices computes every pair once.
      */
     void setShare(double beginFraction, double endFraction);
     /** The pairs' energy of the last energy evaluation (without the dispersion correction). */

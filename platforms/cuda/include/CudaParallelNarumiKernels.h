@@ -11,8 +11,8 @@ namespace OpenMMNarumi {
 /**
  * NarumiNonbondedForce on a CUDA Context of several devices (DeviceIndex "0,1", ...), in the pattern of OpenMM's own
  * parallel kernels: one CudaCalcNarumiNonbondedForceKernel per device, run on that device's work thread.  Every
- * device sorts and searches all atoms (they are few microseconds against the pairs) and computes the pairs whose
- * lower block lies in its share of the blocks, and the same share of the exceptions, into its own force buffer,
+ * device sorts and searches all atoms (they are few microseconds against the pairs) and computes the pairs and
+ * exceptions whose lower block lies in its share of the blocks into its own force buffer,
  * which OpenMM sums into the first device's as 64-bit integers.  Narumi and FixedPoint64 sums are exact on the
  * 2^-25 (2^-32) grid whatever the partition, so forces and energy are bit-identical to one device's; the
  * floating-point methods A to E are not (order-dependent by design).  The shares follow the measured GPU time of

@@ -165,10 +165,9 @@ struct NarumiNonbondedData {
     float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
     int exceptionsUsePeriodic;
-    // This device's share of the pairs (the whole on one GPU): the tiles of blocks [shareBlockBegin, shareBlockEnd),
-    // whose lower block owns each pair, and the exceptions [shareExceptionBegin, shareExceptionEnd).
+    // This device's share of the pairs (the whole on one GPU): those whose lower block lies in [shareBlockBegin,
+    // shareBlockEnd), tiles and exceptions alike.
     int shareBlockBegin, shareBlockEnd;
-    int shareExceptionBegin, shareExceptionEnd;
 };
 
 } // namespace OpenMMNarumi

@@ -143,8 +143,6 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
     auto boundary = [](double fraction, int count) { return (int) llround(fraction * count); };
     data.shareBlockBegin = boundary(shareBegin, data.numBlocks);
     data.shareBlockEnd = boundary(shareEnd, data.numBlocks);
-    data.shareExceptionBegin = boundary(shareBegin, data.numExceptions);
-    data.shareExceptionEnd = boundary(shareEnd, data.numExceptions);
 }
 
 double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {

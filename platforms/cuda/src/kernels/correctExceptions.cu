@@ -15,7 +15,7 @@ namespace OpenMMNarumi {
 namespace {
 
 /**
- * One thread per exception pair (a, b) of this device's share.  First the pair's contribution from computeTiles is removed: the same
+ * One thread per exception pair (a, b) whose tile lies in this device's share.  First the pair's contribution from computeTiles is removed: the same
  * float inputs and the same pair function give the same force F bit for bit, and the accumulator's term(F) is
  * exactly what add(F) contributed, so for Narumi and FixedPoint64 the pair vanishes without a trace.  Then the
  * exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its own precision.  Both go
@@ -32,12 +32,17 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
     Term energy = 0;
     // Every thread runs the same number of iterations, so that the whole warp reaches the shuffles below.
     int stride = gridDim.x * blockDim.x;
-    for (int first = d.shareExceptionBegin + blockIdx.x * blockDim.x; first < d.shareExceptionEnd; first += stride) {
+    for (int first = blockIdx.x * blockDim.x; first < d.numExceptions; first += stride) {
         int index = first + threadIdx.x;
-        if (index >= d.shareExceptionEnd)
+        if (index >= d.numExceptions)
             continue;
         int2 atoms = d.exceptionAtoms[index];
         int slotA = d.slotOfAtom[atoms.x], slotB = d.slotOfAtom[atoms.y];
+        // The device whose share holds the pair's tile (its lower block's) corrects it, so that what computeTiles
+        // added and what this removes meet in the same sums on several devices too.
+        int ownerBlock = min(slotA, slotB) / 32;
+        if (ownerBlock < d.shareBlockBegin || ownerBlock >= d.shareBlockEnd)
+            continue;
         int posqA = d.slotPosqIndex[slotA], posqB = d.slotPosqIndex[slotB];
         auto positionA = slotPosition(d, slotA, Real()), positionB = slotPosition(d, slotB, Real());
         Term removed[3] = {0, 0, 0}, added[3] = {0, 0, 0};
@@ -93,18 +98,17 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
 
 template <class Accumulator, class PosT>
 void launchCorrectExceptions(const NarumiNonbondedData& d, bool includeEnergy, cudaStream_t stream) {
-    int shareExceptions = d.shareExceptionEnd - d.shareExceptionBegin;
     if (includeEnergy)
-        correctExceptions<Accumulator, PosT, true><<<blocksFor(shareExceptions), THREADS, 0, stream>>>(d);
+        correctExceptions<Accumulator, PosT, true><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
     else
-        correctExceptions<Accumulator, PosT, false><<<blocksFor(shareExceptions), THREADS, 0, stream>>>(d);
+        correctExceptions<Accumulator, PosT, false><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
 }
 
 } // namespace
 
 void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
                              cudaStream_t stream) {
-    if (data.shareExceptionEnd <= data.shareExceptionBegin)
+    if (data.numExceptions <= 0 || data.shareBlockEnd <= data.shareBlockBegin)
         return;
     narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
