@@ -34,7 +34,8 @@ if(NARUMI_HAVE_CUDA)
     endif()
 endif()
 
-add_library(NarumiRdf STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/src/RdfBackendChoice.cpp")
+add_library(NarumiRdf STATIC $<TARGET_OBJECTS:NarumiRdfCoreObjects> "${rdf_dir}/src/RdfBackendChoice.cpp"
+    "${rdf_dir}/src/RdfMultiDeviceBackend.cpp")
 target_include_directories(NarumiRdf PUBLIC "${rdf_dir}/include")
 target_link_libraries(NarumiRdf PUBLIC NarumiCommon)
 target_compile_options(NarumiRdf PRIVATE ${rdf_compile_options})

@@ -308,7 +308,21 @@ def test_a_missing_cuda_device_is_named_by_every_engine():
     with pytest.raises(ValueError, match="99"):
         rdf.RDFEngine(6, [0, 1, 2], rMax=0.5, bins=10, backend="cuda", cudaDevice=99)
     with pytest.raises(ValueError, match="99"):
+        rdf.RDFEngine(6, [0, 1, 2], rMax=0.5, bins=10, backend="cuda", cudaDevice=[0, 99])
+    with pytest.raises(ValueError, match="99"):
         potentialmap.computePotentialMap(positions, charges, spacing=0.2, backend="cuda", cudaDevice=99)
+    with pytest.raises(ValueError, match="99"):
+        potentialmap.computePotentialMap(positions, charges, spacing=0.2, backend="cuda", cudaDevice=[0, 99])
     with pytest.raises(ValueError, match="99"):
         hcp.SurfacePotential(positions, charges, hierarchy=hierarchy, electrostaticSize=0.5, backend="cuda",
                              cudaDevice=99)
+
+
+def test_cuda_device_option_takes_one_device_or_a_list():
+    import argparse
+    from openmmnarumi._devices import cudaDeviceArgument
+    assert cudaDeviceArgument("2") == 2
+    assert cudaDeviceArgument("0,1") == [0, 1]
+    for bad in ("a", "0,-1", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match=repr(bad)):
+            cudaDeviceArgument(bad)

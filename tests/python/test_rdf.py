@@ -69,6 +69,22 @@ def test_cuda_counts_equal_cpu_counts(box_name):
         np.testing.assert_array_equal(gpu.pairCounts(), cpu)
 
 
+@pytest.mark.skipif(not cudaAvailable(), reason="no CUDA device (or a build without CUDA)")
+def test_frames_spread_over_a_device_list_count_what_the_cpu_counts():
+    # The same GPU listed twice: two pipelines, frames handed to whichever has room; the counts are 64-bit sums.
+    box, r_max = BOXES["rectangular"]
+    sel1 = np.arange(0, 1500)
+    spread = RDFEngine(2500, sel1, None, rMax=r_max, bins=300, backend="cuda", cudaDevice=[0, 0])
+    cpu = RDFEngine(2500, sel1, None, rMax=r_max, bins=300, backend="cpu")
+    for frame in range(8):
+        positions = random_positions(2500, box, seed=40 + frame).astype(np.float32)
+        spread.addFrame(positions, box)
+        cpu.addFrame(positions, box)
+    assert spread.backend == "cuda"
+    assert spread.pairCounts().sum() > 0
+    np.testing.assert_array_equal(spread.pairCounts(), cpu.pairCounts())
+
+
 def test_mdtraj_compute_rdf_agrees():
     mdtraj = pytest.importorskip("mdtraj")
     # Three frames in boxes of different volume: both tools normalise by the sum over frames of 1/V.

@@ -68,6 +68,7 @@ struct Options {
     Backend backend = Backend::Auto;              // Auto: CUDA when a device is present, otherwise the CPU
     int cpuThreads = 0;                           // CPU backend threads; 0: all hardware threads
     int cudaDevice = 0;                           // CUDA backend: the device it runs on
+    std::vector<int> cudaDevices;                 // two or more: the map in z slabs over these devices (cudaDevice unused)
     int directSoftwareRsqrt = -1;                 // CUDA direct kernel: points of 16 per thread whose 1/r runs on
                                                   // the FMA pipe (0, 2, 4 or 6); -1: the default (4)
 };

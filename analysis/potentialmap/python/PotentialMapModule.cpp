@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <stdexcept>
+#include <variant>
 
 namespace py = pybind11;
 using namespace OpenMMNarumi::PotentialMap;
@@ -111,7 +112,7 @@ PYBIND11_MODULE(_potentialmap, module) {
     py::class_<PotentialMapEngine>(module, "Engine")
         .def(py::init([](const DoubleArray& origin, const DoubleArray& spacing, const std::vector<int>& dims, const DoubleArray& charges,
                          const std::string& method, double cutoff, const std::string& accumulation, const std::string& backend,
-                         int cpuThreads, int directSoftwareRsqrt, int cudaDevice) {
+                         int cpuThreads, int directSoftwareRsqrt, const std::variant<int, std::vector<int> >& cudaDevice) {
                  if (dims.size() != 3)
                      throw std::invalid_argument("dims must have 3 entries");
                  if (charges.ndim() != 1)
@@ -127,7 +128,10 @@ PYBIND11_MODULE(_potentialmap, module) {
                  options.backend = parseBackend(backend);
                  options.cpuThreads = cpuThreads;
                  options.directSoftwareRsqrt = directSoftwareRsqrt;
-                 options.cudaDevice = cudaDevice;
+                 if (std::holds_alternative<int>(cudaDevice))
+                     options.cudaDevice = std::get<int>(cudaDevice);
+                 else
+                     options.cudaDevices = std::get<std::vector<int> >(cudaDevice);
                  std::vector<double> values(charges.data(), charges.data() + charges.shape(0));
                  return std::make_unique<PotentialMapEngine>(lattice, values, options);
              }),

@@ -26,6 +26,7 @@ struct BackendUnderTest {
     Accumulation accumulation;
     double allowedScaledError;
     std::string label;   // the GoogleTest name: "CPU", "CUDA_narumi"
+    std::vector<int> cudaDevices = {};   // two or more: the map in slabs over these devices
 };
 
 /** How GoogleTest shows a case's parameter (instead of its bytes). */
@@ -49,6 +50,7 @@ protected:
         options.cutoff = cutoff;
         options.backend = GetParam().backend;
         options.accumulation = GetParam().accumulation;
+        options.cudaDevices = GetParam().cudaDevices;
         return options;
     }
     void expectWithinRounding(const std::vector<float>& map, const std::vector<double>& reference,

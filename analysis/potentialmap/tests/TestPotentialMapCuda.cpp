@@ -7,6 +7,9 @@
 #include "CudaBackend.h"
 #include "PotentialMapTests.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -37,6 +40,10 @@ INSTANTIATE_TEST_SUITE_P(CUDA, PotentialMapTest,
                          ::testing::Values(BackendUnderTest{Backend::Cuda, Accumulation::Compensated, 2e-6, "CUDA_compensated"},
                                            BackendUnderTest{Backend::Cuda, Accumulation::Narumi, 2e-6, "CUDA_narumi"},
                                            BackendUnderTest{Backend::Cuda, Accumulation::Float, 2e-5, "CUDA_float"}),
+                         backendLabel);
+// The same GPU listed twice: every shared test with the map cut into two slabs computed side by side.
+INSTANTIATE_TEST_SUITE_P(CUDA_two_devices, PotentialMapTest,
+                         ::testing::Values(BackendUnderTest{Backend::Cuda, Accumulation::Compensated, 2e-6, "CUDA_compensated_devices_0_0", {0, 0}}),
                          backendLabel);
 
 /** The CUDA kernels' own variants, with the compensated accumulation. */
@@ -78,4 +85,43 @@ TEST(PotentialMapCuda, NarumiRangeOverflowIsAnError) {
     Lattice lattice = makeLattice({0, 0, 0}, {0.1, 0.1, 0.1}, {11, 11, 11});
     EXPECT_THROW(computeMap(lattice, system, cudaOptions(Method::Direct, 0, Accumulation::Narumi), nullptr), std::runtime_error);
     EXPECT_NO_THROW(computeMap(lattice, system, cudaOptions(Method::Direct, 0, Accumulation::Compensated), nullptr));
+}
+
+/**
+ * Two slabs give one device's map to float rounding (each point's coordinates relative to its slab's origin round
+ * differently), for both methods, one frame and a time average; a lattice thinner than the device list uses fewer
+ * devices; a negative device is named.
+ */
+TEST(PotentialMapMultiDevice, SlabsOnTwoDevicesGiveTheOneDeviceMap) {
+    SKIP_WITHOUT_GPU();
+    System system = randomSystem(3000, 0.0, 3.0, 21);
+    for (Method method : {Method::Direct, Method::Cutoff})
+        for (std::array<int, 3> dims : {std::array<int, 3>{24, 20, 17}, std::array<int, 3>{16, 16, 1}}) {
+            Lattice lattice = makeLattice({-0.2, -0.1, 0.05}, {0.13, 0.15, 0.17}, dims);
+            Options one = cudaOptions(method, 1.0, Accumulation::Compensated), two = one;
+            two.cudaDevices = {0, 0};
+            std::vector<float> onOne = computeMap(lattice, system, one, nullptr), onTwo = computeMap(lattice, system, two, nullptr);
+            ASSERT_EQ(onOne.size(), onTwo.size());
+            double largest = 0;
+            for (size_t k = 0; k < onOne.size(); k++)
+                largest = std::max(largest, (double) std::fabs(onOne[k]) + 1.0);
+            for (size_t k = 0; k < onOne.size(); k++)
+                ASSERT_NEAR(onTwo[k], onOne[k], 1e-5 * largest) << "point " << k << ", method " << (int) method;
+            PotentialMapEngine averaged(lattice, system.charges, two);
+            averaged.accumulate(system.positions.data(), nullptr);
+            averaged.accumulate(system.positions.data(), nullptr);
+            std::vector<double> average(lattice.numPoints());
+            averaged.getAverage(average.data());
+            for (size_t k = 0; k < onOne.size(); k++)
+                ASSERT_NEAR(average[k], onOne[k], 1e-5 * largest) << "average, point " << k;
+        }
+    Options bad = cudaOptions(Method::Direct, 0, Accumulation::Compensated);
+    bad.cudaDevices = {0, -2};
+    try {
+        PotentialMapEngine engine(makeLattice({0, 0, 0}, {0.1, 0.1, 0.1}, {4, 4, 4}), system.charges, bad);
+        FAIL() << "cudaDevices {0, -2} was accepted";
+    }
+    catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("-2"), std::string::npos) << error.what();
+    }
 }

@@ -72,6 +72,11 @@ public:
         return histogram_->download(stream_);
     }
 
+    bool canTakeFrameNow() override {
+        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        return slots_[nextSlot_].consumed->reached("RDF frame");
+    }
+
     void accumulate(const FrameInput& frame) override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         FrameSlot& slot = slots_[nextSlot_];

@@ -35,6 +35,7 @@ struct RdfSettings {
     Algorithm algorithm = Algorithm::Auto;
     int cpuThreads = 0;         // 0: std::thread::hardware_concurrency()
     int cudaDevice = 0;
+    std::vector<int> cudaDevices;   // two or more: frames spread over these devices (cudaDevice is then unused)
 };
 
 /** What a backend counts in one frame; positions are the caller's, numAtoms x 3 values in nm. */
@@ -55,6 +56,10 @@ public:
     virtual std::vector<uint64_t> rawCounts() = 0;
     virtual void reset() = 0;
     virtual std::string name() const = 0;
+    /** Whether accumulate() would queue a frame now without waiting for earlier ones (pipelined backends). */
+    virtual bool canTakeFrameNow() {
+        return true;
+    }
 };
 
 /** Selections, exclusion groups and binning, validated; shared by the engine and its backends. */
@@ -165,6 +170,12 @@ private:
 /** Backends (RdfCpuBackend.cpp; cuda/RdfCudaBackend.cu, compiled only in builds with CUDA). */
 std::unique_ptr<PairHistogramBackend> createCpuBackend(const RdfProblem& problem);
 std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& problem);
+/**
+ * Several backends as one (src/RdfMultiDeviceBackend.cpp): each frame goes whole to the first backend, in rotation,
+ * that can queue it at once (else to the next in rotation, which waits), so that a faster device counts more
+ * frames; the raw counts are the 64-bit sums of theirs, identical to one backend's whatever frame went where.
+ */
+std::unique_ptr<PairHistogramBackend> createMultiDeviceBackend(std::vector<std::unique_ptr<PairHistogramBackend> > backends);
 
 /** Chooses the algorithm: a cell list when its 27-cell stencil covers at most a quarter of the grid and there are
  *  at least 2^24 pairs, otherwise all pairs (docs/rdf.md). */

@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <variant>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -63,7 +64,7 @@ class PyRdfEngine {
 public:
     PyRdfEngine(int numAtoms, const std::vector<int>& selection1, std::optional<std::vector<int>> selection2, double rMax,
                 int bins, double rMin, std::optional<std::vector<int>> exclusionGroups, const std::string& backend,
-                const std::string& algorithm, int cpuThreads, int cudaDevice)
+                const std::string& algorithm, int cpuThreads, const std::variant<int, std::vector<int> >& cudaDevice)
         : numAtoms_(numAtoms) {
         RdfSettings settings;
         settings.rMin = rMin;
@@ -72,7 +73,10 @@ public:
         settings.backend = parseBackend(backend);
         settings.algorithm = parseAlgorithm(algorithm);
         settings.cpuThreads = cpuThreads;
-        settings.cudaDevice = cudaDevice;
+        if (std::holds_alternative<int>(cudaDevice))
+            settings.cudaDevice = std::get<int>(cudaDevice);
+        else
+            settings.cudaDevices = std::get<std::vector<int> >(cudaDevice);
         engine_ = std::make_unique<RdfEngine>(numAtoms, selection1, selection2 ? &*selection2 : nullptr, settings,
                                               exclusionGroups ? *exclusionGroups : std::vector<int>());
     }
@@ -113,10 +117,12 @@ Accumulates g(r) between selection1 and selection2 (None: the same atoms) over f
 
 Arguments: numAtoms (atoms per frame), selection1, selection2=None (atom indices), rMax (nm), bins, rMin=0,
 exclusionGroups=None (one integer per atom: pairs in the same group are skipped), backend='auto'|'cpu'|'cuda',
-algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores), cudaDevice=0.
+algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores), cudaDevice=0 (or a list of devices: frames are
+spread over them, the counts identical to one device's).
 )doc")
         .def(py::init<int, const std::vector<int>&, std::optional<std::vector<int>>, double, int, double,
-                      std::optional<std::vector<int>>, const std::string&, const std::string&, int, int>(),
+                      std::optional<std::vector<int>>, const std::string&, const std::string&, int,
+                      const std::variant<int, std::vector<int> >&>(),
              py::arg("numAtoms"), py::arg("selection1"), py::arg("selection2") = py::none(), py::arg("rMax") = 1.0,
              py::arg("bins") = 200, py::arg("rMin") = 0.0, py::arg("exclusionGroups") = py::none(),
              py::arg("backend") = "auto", py::arg("algorithm") = "auto", py::arg("cpuThreads") = 0, py::arg("cudaDevice") = 0)

@@ -17,6 +17,15 @@ std::unique_ptr<PairHistogramBackend> createBackend(const RdfProblem& problem) {
     if (kind == Backend::CPU || (kind == Backend::Auto && !cudaPresent))
         return createCpuBackend(problem);
     if constexpr (Common::builtWithCuda) {
+        if (cudaPresent && problem.settings.cudaDevices.size() > 1) {
+            std::vector<std::unique_ptr<PairHistogramBackend> > backends;
+            for (int device : problem.settings.cudaDevices) {
+                RdfProblem onDevice = problem;
+                onDevice.settings.cudaDevice = device;
+                backends.push_back(createCudaBackend(onDevice));
+            }
+            return createMultiDeviceBackend(std::move(backends));
+        }
         if (cudaPresent)
             return createCudaBackend(problem);
     }

@@ -162,4 +162,43 @@ TEST_F(RdfCuda, FloatDoubleFramesResetAndEdgeCases) {
     EXPECT_EQ(fromDouble.numFrames(), 3);
 }
 
+/**
+ * Frames spread over several devices (the same GPU listed twice: two backends with their own streams and pipelines)
+ * count exactly what one device counts, over enough frames that both devices get some, with the caller's buffer
+ * overwritten after each frame; reset clears every device; a negative device is named.
+ */
+TEST_F(RdfCuda, FramesSpreadOverDevicesCountWhatOneDeviceCounts) {
+    const int numAtoms = 5000, numFrames = 12;
+    std::vector<double> box = cube(5.0);
+    std::vector<int> all = range(0, numAtoms), half = range(0, numAtoms / 2);
+    RdfSettings oneDevice = settings(1.2, 150, Backend::CUDA, Algorithm::Auto);
+    RdfSettings twoDevices = oneDevice;
+    twoDevices.cudaDevices = {0, 0};
+    RdfEngine one(numAtoms, half, &all, oneDevice), two(numAtoms, half, &all, twoDevices);
+    std::vector<double> buffer(3 * numAtoms);
+    for (int f = 0; f < numFrames; f++) {
+        System s = randomSystem(numAtoms, box, 700 + f);
+        std::copy(s.positions.begin(), s.positions.end(), buffer.begin());
+        one.addFrame(buffer.data(), box.data());
+        two.addFrame(buffer.data(), box.data());
+        std::fill(buffer.begin(), buffer.end(), 0.0);
+    }
+    std::vector<uint64_t> expected = one.pairCounts();
+    ASSERT_GT(total(expected), (uint64_t) numFrames * 100000u);
+    EXPECT_EQ(two.pairCounts(), expected);
+    EXPECT_EQ(two.numFrames(), numFrames);
+    EXPECT_EQ(two.backendName(), "cuda");
+    two.reset();
+    EXPECT_EQ(total(two.pairCounts()), 0u);
+    RdfSettings bad = oneDevice;
+    bad.cudaDevices = {0, -1};
+    try {
+        RdfEngine engine(numAtoms, all, nullptr, bad);
+        FAIL() << "cudaDevices {0, -1} was accepted";
+    }
+    catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("-1"), std::string::npos) << error.what();
+    }
+}
+
 } // namespace

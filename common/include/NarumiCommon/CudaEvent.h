@@ -39,6 +39,14 @@ public:
     void makeWait(cudaStream_t stream) const {
         checkCuda(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent");
     }
+    /** Whether the recorded point has been reached, without waiting; an error of the work before it is thrown here. */
+    bool reached(const char* what) const {
+        cudaError_t status = cudaEventQuery(event_);
+        if (status == cudaErrorNotReady)
+            return false;
+        checkCuda(status, what);
+        return true;
+    }
     /** Blocks the host until the recorded point is reached; an error of the work before it is thrown here. */
     void synchronize(const char* what) const {
         checkCuda(cudaEventSynchronize(event_), what);

@@ -7,6 +7,7 @@ from .._units import DEFAULT_TEMPERATURE, unitFactor
 from .structure import DEFAULT_FORCEFIELD, potentialMapFromStructure, potentialMapFromTrajectory
 
 from .._version import __version__
+from .._devices import cudaDeviceArgument
 
 __all__ = ["main"]
 
@@ -29,7 +30,8 @@ def _parseArguments(argv):
     parser.add_argument("--stride", type=int, default=1, help="use every n-th trajectory frame")
     parser.add_argument("--accumulation", choices=["compensated", "narumi", "float"], default="compensated")
     parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
-    parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
+    parser.add_argument("--cuda-device", type=cudaDeviceArgument, default=0,
+                        help="the GPU of the CUDA backend (default 0), or several as 0,1 (the map cut into slabs over them)")
     parser.add_argument("--units", default="kT/e", help="kT/e (default), V, mV, kJ/mol/e, kcal/mol/e or e/A")
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                         help=f"temperature in K for kT/e (default {DEFAULT_TEMPERATURE:g})")

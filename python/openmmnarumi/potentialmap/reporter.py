@@ -36,7 +36,8 @@ class PotentialMapReporter:
     atom as reported (molecules wrapped into the box), with no images.  region: see makeLattice (None: the periodic
     box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
     the System's); the files' values in units (kT/e at temperature K by default; kJ/mol/e, kcal/mol/e, V, mV, e/A).
-    cudaDevice: the GPU of the map's CUDA backend (None: the simulation's own when it runs on CUDA, else 0).
+    cudaDevice: the GPU of the map's CUDA backend, or a list of GPUs to cut the map into slabs over (None: the
+    simulation's own first GPU when it runs on CUDA, else 0).
 
     Never losing data: the .dx and the state file (FILE.state.npz: the average and its frame count, for append=True)
     are rewritten during the run after writeInterval reports or writeSeconds of wall time, whichever comes first
@@ -166,7 +167,7 @@ class _MapAccumulation(Accumulation):
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
-                              accumulation, backend, int(cudaDevice))
+                              accumulation, backend, cudaDevice)
         if self.appended is not None:
             checkAppendedSettings(self.appended, self._signature(engine, charges), self.statePath)
         self.engine, self.charges = engine, charges

@@ -6,6 +6,7 @@ from .result import metadataPath, outputPaths
 from .trajectory import computeRDFTrajectory
 
 from .._version import __version__
+from .._devices import cudaDeviceArgument
 
 __all__ = ["main"]
 
@@ -23,7 +24,8 @@ def _parseArguments(argv):
     parser.add_argument("--stride", type=int, default=1, help="use every STRIDE-th frame")
     parser.add_argument("--exclude", choices=["residue", "molecule"], help="skip pairs within one residue/molecule")
     parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
-    parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
+    parser.add_argument("--cuda-device", type=cudaDeviceArgument, default=0,
+                        help="the GPU of the CUDA backend (default 0), or several as 0,1 (frames spread over them)")
     parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto")
     parser.add_argument("--output", default="rdf.csv",
                         help="CSV path (r in nm); its metadata go to the same stem + .json (default rdf.csv)")
