@@ -94,6 +94,31 @@ def assert_matches_oracle(values, reference, sensitivity, backend, accumulation=
     assert scaled < (2e-5 if accumulation == "float" else 2e-6)
 
 
+@pytest.mark.parametrize("msmAccuracy", [1e-3, 1e-4])
+def test_msm_matches_the_direct_sum_oracle(msmAccuracy):
+    # A net-charged random cloud: the long range the cutoff method drops is what MSM must carry.
+    positions, charges = random_system(600, 0, 4.0, 7)
+    charges[0] += 3.0
+    result = pm.computePotentialMap(positions, charges, lattice=([-0.3, -0.2, 0.1], [0.2, 0.21, 0.19], [24, 23, 25]),
+                                    method="msm", msmAccuracy=msmAccuracy)
+    reference = oracle(lattice_points(result), positions, charges)
+    error = np.sqrt(np.mean((result.values.ravel() - reference) ** 2) / np.mean(reference ** 2))
+    assert 0 < error < msmAccuracy
+    cutoff = pm.computePotentialMap(positions, charges, lattice=([-0.3, -0.2, 0.1], [0.2, 0.21, 0.19], [24, 23, 25]),
+                                    method="cutoff", cutoff=1.2, backend="cpu")
+    assert np.sqrt(np.mean((cutoff.values.ravel() - reference) ** 2) / np.mean(reference ** 2)) > 10 * msmAccuracy
+
+
+def test_msm_bad_settings_raise_with_the_value():
+    positions, charges = random_system(20, 0, 1.0, 8)
+    with pytest.raises(ValueError, match="msmAccuracy"):
+        pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", msmAccuracy=1e-7)
+    with pytest.raises(ValueError, match="periodic"):
+        pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", boxVectors=np.diag([3.0, 3.0, 3.0]))
+    with pytest.raises(ValueError, match="'direct', 'cutoff' or 'msm'"):
+        pm.computePotentialMap(positions, charges, spacing=0.2, method="ewald")
+
+
 @pytest.mark.skipif(not _potentialmap.cudaAvailable(), reason="no CUDA device (or a build without CUDA)")
 @pytest.mark.parametrize("method", ["direct", "cutoff"])
 def test_slabs_over_a_device_list_match_the_oracle(method):

@@ -7,7 +7,9 @@
  * Units follow OpenMM: positions and lengths in nm, charges in e; map values in kJ/mol/e, that is
  *     V(p) = ONE_4PI_EPS0 * sum_i q_i s(|p - r_i|) / |p - r_i|,   ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2)
  * with s = 1 (Method::Direct, every atom, no periodic images) or s(r) = (1 - r^2/rc^2)^2 for r < rc, else 0
- * (Method::Cutoff, every periodic image within rc: minimum image for rectangular and triclinic boxes).
+ * (Method::Cutoff, every periodic image within rc: minimum image for rectangular and triclinic boxes), or the full
+ * s = 1 sum approximated in linear time by multilevel summation (Method::Msm, open boundaries, CPU backend; its
+ * accuracy is set by msmAccuracy or by the spacing and cutoff of its lattices, MsmNumerics.h).
  * A pair closer than COINCIDENCE_RADIUS is left out of the sum, so a lattice point on an atom gets the potential
  * of all the other atoms (finite, never NaN or infinity).
  *
@@ -30,7 +32,7 @@ constexpr double COINCIDENCE_RADIUS = 1e-3;
 
 using Vec3 = std::array<double, 3>;
 
-enum class Method { Direct, Cutoff };
+enum class Method { Direct, Cutoff, Msm };
 /** How each lattice point's sum is accumulated in single precision on the GPU (the CPU backend sums in double). */
 enum class Accumulation {
     Compensated,  // terms summed in float in blocks of 32 atoms, blocks added with Knuth's TwoSum (default)
@@ -64,6 +66,9 @@ struct PeriodicBox {
 struct Options {
     Method method = Method::Cutoff;
     double cutoff = 1.2;                          // nm, Method::Cutoff only
+    double msmAccuracy = 1e-3;                    // Method::Msm: relative RMS error aimed at (sets the two below)
+    double msmSpacing = 0;                        // Method::Msm: finest lattice spacing h (nm); 0: from msmAccuracy
+    double msmCutoff = 0;                         // Method::Msm: short-range cutoff a (nm); 0: from msmAccuracy
     Accumulation accumulation = Accumulation::Compensated;
     Backend backend = Backend::Auto;              // Auto: CUDA when a device is present, otherwise the CPU
     int cpuThreads = 0;                           // CPU backend threads; 0: all hardware threads
@@ -135,6 +140,9 @@ private:
     std::unique_ptr<MapBackend> backend_;
     int frames = 0;
 };
+
+/** The multilevel summation's h and a (nm): options.msmSpacing and msmCutoff, or those of options.msmAccuracy. */
+void msmParameters(const Options& options, double& spacing, double& cutoff);
 
 /** The CPU backend (always built). */
 std::unique_ptr<MapBackend> createCpuBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options);

@@ -24,7 +24,9 @@ Method parseMethod(const std::string& name) {
         return Method::Direct;
     if (name == "cutoff")
         return Method::Cutoff;
-    throw std::invalid_argument("method must be 'direct' or 'cutoff', got '" + name + "'");
+    if (name == "msm")
+        return Method::Msm;
+    throw std::invalid_argument("method must be 'direct', 'cutoff' or 'msm', got '" + name + "'");
 }
 
 Accumulation parseAccumulation(const std::string& name) {
@@ -112,7 +114,8 @@ PYBIND11_MODULE(_potentialmap, module) {
     py::class_<PotentialMapEngine>(module, "Engine")
         .def(py::init([](const DoubleArray& origin, const DoubleArray& spacing, const std::vector<int>& dims, const DoubleArray& charges,
                          const std::string& method, double cutoff, const std::string& accumulation, const std::string& backend,
-                         int cpuThreads, int directSoftwareRsqrt, const std::variant<int, std::vector<int> >& cudaDevice) {
+                         int cpuThreads, int directSoftwareRsqrt, const std::variant<int, std::vector<int> >& cudaDevice,
+                         double msmAccuracy, double msmSpacing, double msmCutoff) {
                  if (dims.size() != 3)
                      throw std::invalid_argument("dims must have 3 entries");
                  if (charges.ndim() != 1)
@@ -128,6 +131,9 @@ PYBIND11_MODULE(_potentialmap, module) {
                  options.backend = parseBackend(backend);
                  options.cpuThreads = cpuThreads;
                  options.directSoftwareRsqrt = directSoftwareRsqrt;
+                 options.msmAccuracy = msmAccuracy;
+                 options.msmSpacing = msmSpacing;
+                 options.msmCutoff = msmCutoff;
                  if (std::holds_alternative<int>(cudaDevice))
                      options.cudaDevice = std::get<int>(cudaDevice);
                  else
@@ -137,7 +143,8 @@ PYBIND11_MODULE(_potentialmap, module) {
              }),
              py::arg("origin"), py::arg("spacing"), py::arg("dims"), py::arg("charges"), py::arg("method") = "cutoff",
              py::arg("cutoff") = 1.2, py::arg("accumulation") = "compensated", py::arg("backend") = "auto", py::arg("cpuThreads") = 0,
-             py::arg("directSoftwareRsqrt") = -1, py::arg("cudaDevice") = 0)
+             py::arg("directSoftwareRsqrt") = -1, py::arg("cudaDevice") = 0, py::arg("msmAccuracy") = 1e-3,
+             py::arg("msmSpacing") = 0.0, py::arg("msmCutoff") = 0.0)
         .def(
             "compute",
             [](PotentialMapEngine& engine, const DoubleArray& positions, const py::object& box) {

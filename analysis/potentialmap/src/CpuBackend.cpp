@@ -3,9 +3,12 @@
  * Direct: rows of the lattice are shared out among threads; each row loops over atoms outside and lattice points
  * inside, so that the inner loop vectorizes.  Cutoff: the paper's CPU algorithm (section 4.4), atoms outside and the
  * lattice points of each atom's sphere inside, with slabs of z planes shared out so that no two threads write the
- * same point; each point sums its atoms in one fixed order whatever the thread count.
+ * same point; each point sums its atoms in one fixed order whatever the thread count.  Multilevel summation: the
+ * cutoff method's sphere sum with the short-range kernel 1/r - g_a(r), plus the lattice levels (MsmLongRange.cpp).
  */
 
+#include "MsmLongRange.h"
+#include "MsmNumerics.h"
 #include "NarumiCommon/ThreadPool.h"
 #include "PeriodicImages.h"
 #include "PotentialMap.h"
@@ -37,16 +40,32 @@ void addDirectRow(double* row, int nx, double x0, double hx, const Atom* atoms, 
     }
 }
 
-__attribute__((target_clones("avx2,fma", "default")))
-void addCutoffSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double invCutoff2) {
-    const double skip2 = COINCIDENCE_RADIUS * COINCIDENCE_RADIUS;
+/** row[i] += q kernel(r^2) for the points i0..i1 of a row; kernel is a pair kernel of r^2, per unit charge. */
+template <class Kernel>
+inline void addSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, const Kernel& kernel) {
     for (int i = i0; i <= i1; i++) {
         double dx = x0 + i * hx - ax;
-        double r2 = dx * dx + dyz2;
-        double s = std::max(1.0 - r2 * invCutoff2, 0.0);
-        row[i] += r2 >= skip2 ? q * s * s / std::sqrt(r2) : 0.0;
+        row[i] += q * kernel(dx * dx + dyz2);
     }
 }
+
+/** The cutoff method's shifted kernel s(r)^2 / r, s = 1 - r^2/rc^2 (0 at coincident points). */
+__attribute__((target_clones("avx2,fma", "default")))
+void addShiftedSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double cutoff) {
+    const double skip2 = COINCIDENCE_RADIUS * COINCIDENCE_RADIUS, invCutoff2 = 1.0 / (cutoff * cutoff);
+    addSegment(row, i0, i1, x0, hx, ax, dyz2, q, [=](double r2) {
+        double s = std::max(1.0 - r2 * invCutoff2, 0.0);
+        return r2 >= skip2 ? s * s / std::sqrt(r2) : 0.0;
+    });
+}
+
+/** Multilevel summation's short-range kernel 1/r - g_a(r) (MsmNumerics.h), a = cutoff. */
+__attribute__((target_clones("avx2,fma", "default")))
+void addMsmShortRangeSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double cutoff) {
+    addSegment(row, i0, i1, x0, hx, ax, dyz2, q, [=](double r2) { return Msm::shortRange(std::sqrt(r2), cutoff, COINCIDENCE_RADIUS); });
+}
+
+using SegmentAdder = void (*)(double*, int, int, double, double, double, double, double, double);
 
 class CpuBackend : public MapBackend {
 public:
@@ -95,8 +114,14 @@ private:
         auto start = std::chrono::steady_clock::now();
         if (options.method == Method::Direct)
             direct(positions, values);
-        else
-            cutoff(positions, box, values);
+        else if (options.method == Method::Cutoff)
+            sphereSum(positions, box, options.cutoff, addShiftedSegment, values);
+        else {
+            double spacing, msmCutoff;
+            msmParameters(options, spacing, msmCutoff);
+            sphereSum(positions, nullptr, msmCutoff, addMsmShortRangeSegment, values);
+            addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, threads, values);
+        }
         timings.clear();
         timings["map"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
@@ -118,8 +143,9 @@ private:
         });
     }
 
-    void cutoff(const double* positions, const PeriodicBox* box, double* values) {
-        const double rc = options.cutoff, rc2 = rc * rc, invCutoff2 = 1.0 / rc2;
+    /** Every atom (image) within rc of each point, through kernel `add` (the cutoff method, MSM's short range). */
+    void sphereSum(const double* positions, const PeriodicBox* box, double rc, SegmentAdder add, double* values) {
+        const double rc2 = rc * rc;
         // Every image that can reach the lattice, sorted by z so that each slab finds its atoms by binary search.
         ImageSet images = makeImageSet(lattice, rc, box);
         std::vector<Atom> atoms;
@@ -165,7 +191,7 @@ private:
                         int kx0 = std::max(0, (int) std::ceil((atom->x - restX - o[0]) / hx));
                         int kx1 = std::min(nx - 1, (int) std::floor((atom->x + restX - o[0]) / hx));
                         double* row = out + ((size_t) (iz - z0) * ny + iy) * nx;
-                        addCutoffSegment(row, kx0, kx1, o[0], hx, atom->x, dyz2, atom->q, invCutoff2);
+                        add(row, kx0, kx1, o[0], hx, atom->x, dyz2, atom->q, rc);
                     }
                 }
             }

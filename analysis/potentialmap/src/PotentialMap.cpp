@@ -2,6 +2,7 @@
 
 #include "PotentialMap.h"
 #include "CudaBackend.h"
+#include "MsmNumerics.h"
 #include "MultiDeviceBackend.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "PeriodicImages.h"
@@ -144,6 +145,21 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
     if (options_.directSoftwareRsqrt != -1 && options_.directSoftwareRsqrt != 0 && options_.directSoftwareRsqrt != 2 &&
         options_.directSoftwareRsqrt != 4 && options_.directSoftwareRsqrt != 6)
         fail("directSoftwareRsqrt must be -1 (default), 0, 2, 4 or 6; got " + std::to_string(options_.directSoftwareRsqrt));
+    if (options_.method == Method::Msm) {
+        if (!(options_.msmAccuracy >= Msm::FINEST_PRESET_ACCURACY && options_.msmAccuracy < 1))
+            fail("msmAccuracy must be a relative RMS error from " + str(Msm::FINEST_PRESET_ACCURACY) + " to 1, got " +
+                 str(options_.msmAccuracy) + " (finer: set msmSpacing and msmCutoff)");
+        if (!(options_.msmSpacing >= 0 && std::isfinite(options_.msmSpacing)))
+            fail("msmSpacing must be a positive length in nm (0: from msmAccuracy), got " + str(options_.msmSpacing));
+        if (!(options_.msmCutoff >= 0 && std::isfinite(options_.msmCutoff)))
+            fail("msmCutoff must be a positive length in nm (0: from msmAccuracy), got " + str(options_.msmCutoff));
+        double spacing, cutoff;
+        msmParameters(options_, spacing, cutoff);
+        if (cutoff < 2 * spacing)
+            fail("msmCutoff " + str(cutoff) + " nm must be at least twice msmSpacing " + str(spacing) + " nm");
+        if (options_.backend == Backend::Cuda)
+            fail("method msm runs on the CPU backend only so far; use backend 'cpu' or 'auto'");
+    }
     if (options_.cpuThreads < 0)
         fail("cpuThreads must be >= 0, got " + std::to_string(options_.cpuThreads));
     if (charges_.size() > (size_t) std::numeric_limits<int>::max() / 64)
@@ -157,7 +173,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
     }
     // CPU when asked for (or Auto without a CUDA device), otherwise CUDA, or common/'s "no CUDA" error.
     const bool cudaPresent = cudaAvailable();
-    if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && !cudaPresent))
+    if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && (!cudaPresent || options_.method == Method::Msm)))
         backend_ = createCpuBackend(lattice_, charges_, options_);
     else if constexpr (Common::builtWithCuda) {
         if (!cudaPresent)
@@ -172,6 +188,14 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
 }
 
 PotentialMapEngine::~PotentialMapEngine() = default;
+
+void msmParameters(const Options& options, double& spacing, double& cutoff) {
+    Msm::parametersForAccuracy(options.msmAccuracy, spacing, cutoff);
+    if (options.msmSpacing > 0)
+        spacing = options.msmSpacing;
+    if (options.msmCutoff > 0)
+        cutoff = options.msmCutoff;
+}
 
 bool PotentialMapEngine::cudaAvailable() {
     return Common::cudaDeviceCount() > 0;
@@ -188,6 +212,8 @@ void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBo
         return;
     if (options_.method == Method::Direct)
         fail("the direct method sums over the atoms as given and takes no periodic box; use method 'cutoff' for periodic systems");
+    if (options_.method == Method::Msm)
+        fail("method msm has open boundaries only so far and takes no periodic box; use method 'cutoff' for periodic systems");
     box->validate();
     // Distances between opposite faces: then no two images of an atom are both within the cutoff of a point, and the
     // sum over images within rc is the minimum-image sum.

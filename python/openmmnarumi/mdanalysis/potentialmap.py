@@ -6,7 +6,7 @@ from .base import NarumiAnalysisBase, atomCharges, positionsAtFrame
 
 __all__ = ["PotentialMapAnalysis"]
 
-METHODS = ("cutoff", "direct")
+METHODS = ("cutoff", "direct", "msm")
 
 
 class PotentialMapAnalysis(NarumiAnalysisBase):
@@ -14,7 +14,8 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
 
     The map is the one of :func:`openmmnarumi.potentialmap.computePotentialMap` averaged over frames, computed by
     the same engine (GPU, or CPU): method "cutoff" (Rodrigues et al.'s smoothed cutoff, periodic by the
-    minimum-image convention when ``periodic``) or "direct" (every atom, no images).  MDAnalysis conventions:
+    minimum-image convention when ``periodic``), "direct" (every atom, no images) or "msm" (the direct sum's
+    potential by multilevel summation, linear in the atoms; CPU).  MDAnalysis conventions:
     lengths in Angstrom (``spacing``, ``cutoff``, ``margin``, ``region`` corners); charges in e, from ``charges``
     or the topology.  The lattice is fixed at creation from the first frame of the trajectory: the periodic box
     (``periodic``; default: periodic when the method is "cutoff" and the trajectory has a box) or the atoms'

@@ -22,7 +22,10 @@ def _parseArguments(argv):
     parser.add_argument("--forcefield", nargs="+", default=list(DEFAULT_FORCEFIELD),
                         help="OpenMM force field XML files for the charges (default: amber14-all.xml amber14/tip3p.xml)")
     parser.add_argument("--spacing", type=float, default=0.05, help="lattice spacing in nm (default 0.05)")
-    parser.add_argument("--method", choices=["cutoff", "direct"], default="cutoff")
+    parser.add_argument("--method", choices=["cutoff", "direct", "msm"], default="cutoff",
+                        help="cutoff (default), direct (every atom) or msm (the direct sum by multilevel summation)")
+    parser.add_argument("--msm-accuracy", type=float, default=1e-3,
+                        help="relative RMS error that --method msm aims at (default 1e-3; 1e-4 is finer and slower)")
     parser.add_argument("--cutoff", type=float, default=1.2, help="cutoff in nm for --method cutoff (default 1.2)")
     parser.add_argument("--margin", type=float, default=0.5,
                         help="margin around the atoms in nm for non-periodic maps (default 0.5)")
@@ -55,11 +58,12 @@ def main(argv=None):
         if args.trajectory:
             result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
                                                 args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,
-                                                args.backend, progress=not args.quiet, cudaDevice=args.cuda_device)
+                                                args.backend, progress=not args.quiet, cudaDevice=args.cuda_device,
+                                                msmAccuracy=args.msm_accuracy)
         else:
             result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None,
                                                args.margin, periodic, args.accumulation, args.backend,
-                                               cudaDevice=args.cuda_device)
+                                               cudaDevice=args.cuda_device, msmAccuracy=args.msm_accuracy)
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -54,8 +54,8 @@ class PotentialMapReporter:
                  charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None):
         if int(reportInterval) <= 0:
             raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
-        if method not in ("direct", "cutoff"):
-            raise ValueError(f"method must be 'direct' or 'cutoff', got {method!r}")
+        if method not in ("direct", "cutoff", "msm"):
+            raise ValueError(f"method must be 'direct', 'cutoff' or 'msm', got {method!r}")
         if sliceAxis not in ("x", "y", "z"):
             raise ValueError(f"sliceAxis must be 'x', 'y' or 'z', got {sliceAxis!r}")
         spacingValue = nanometers(spacing)
@@ -80,8 +80,8 @@ class PotentialMapReporter:
     def describeNextReport(self, simulation):
         """OpenMM's reporter protocol: the steps to the next report and what it needs from getState."""
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
-        # Cutoff maps image atoms themselves; direct maps want molecules wrapped into the box.
-        return {"steps": steps, "periodic": self._options["method"] == "direct", "include": ["positions"]}
+        # Cutoff maps image atoms themselves; direct and msm maps (open boundaries) want molecules wrapped into the box.
+        return {"steps": steps, "periodic": self._options["method"] != "cutoff", "include": ["positions"]}
 
     def report(self, simulation, state):
         """OpenMM's reporter protocol: takes this step's frame (and writes an update when one is due)."""

@@ -1,0 +1,235 @@
+/**
+ * Multilevel summation's long-range part on the CPU, in double precision: the transcription of
+ * studies/msm/msm_prototype.py (open boundaries), with each level's lattice sum done as a direct stencil sum over
+ * z planes shared out among threads instead of the prototype's FFT.
+ */
+
+#include "MsmLongRange.h"
+#include "MsmNumerics.h"
+#include "NarumiCommon/ThreadPool.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace OpenMMNarumi::PotentialMap {
+
+namespace {
+
+/** The top level has at most this many points along each axis: its all-pairs sum stays small. */
+constexpr int TOP_LEVEL_POINTS = 12;
+
+/** A lattice of one level: point (i, j, k) at origin + (i, j, k) * spacing, values x fastest. */
+struct LevelGrid {
+    Vec3 origin{};
+    double spacing = 0;
+    std::array<int, 3> dims{};
+    std::vector<double> values;
+
+    void allocate() {
+        values.assign((size_t) dims[0] * dims[1] * dims[2], 0.0);
+    }
+    size_t index(int i, int j, int k) const {
+        return (size_t) i + (size_t) dims[0] * ((size_t) j + (size_t) dims[1] * k);
+    }
+};
+
+/** The 4 x 4 x 4 stencil of a point: first index and weights per axis. */
+struct Stencil {
+    int first[3];
+    double weights[3][4];
+
+    Stencil(const LevelGrid& grid, const double p[3]) {
+        for (int d = 0; d < 3; d++)
+            first[d] = Msm::stencilWeights((p[d] - grid.origin[d]) / grid.spacing, weights[d]);
+    }
+};
+
+void anterpolate(LevelGrid& grid, const double* positions, const std::vector<double>& charges) {
+    for (size_t atom = 0; atom < charges.size(); atom++) {
+        if (charges[atom] == 0)
+            continue;
+        Stencil s(grid, positions + 3 * atom);
+        for (int c = 0; c < 4; c++)
+            for (int b = 0; b < 4; b++) {
+                double wbc = charges[atom] * s.weights[1][b] * s.weights[2][c];
+                size_t row = grid.index(s.first[0], s.first[1] + b, s.first[2] + c);
+                for (int a = 0; a < 4; a++)
+                    grid.values[row + a] += wbc * s.weights[0][a];
+            }
+    }
+}
+
+/**
+ * Restriction (coarse point j gathers fine points i = 2 (j - 2) + k, k = -3..3, weights phi(k / 2)) or its
+ * transpose, prolongation (toFine), along one axis: `from` to `to`, whose dims differ from from's along axis only.
+ */
+void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine) {
+    static const std::array<double, 7> weights = Msm::transferWeights();
+    const LevelGrid& coarse = toFine ? from : to;
+    const LevelGrid& fine = toFine ? to : from;
+    const int numCoarse = coarse.dims[axis], numFine = fine.dims[axis];
+    std::fill(to.values.begin(), to.values.end(), 0.0);
+    std::array<int, 3> n = to.dims;
+    for (int k = 0; k < n[2]; k++)
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                int out[3] = {i, j, k};
+                double sum = 0;
+                if (toFine) {
+                    // fine point f receives from coarse m with f = 2 (m - 2) + t, t = -3..3
+                    int f = out[axis];
+                    for (int t = -3; t <= 3; t++) {
+                        if ((f - t) % 2 != 0)
+                            continue;
+                        int m = (f - t) / 2 + 2;
+                        if (m < 0 || m >= numCoarse)
+                            continue;
+                        int source[3] = {i, j, k};
+                        source[axis] = m;
+                        sum += weights[t + 3] * from.values[from.index(source[0], source[1], source[2])];
+                    }
+                }
+                else {
+                    int m = out[axis];
+                    for (int t = -3; t <= 3; t++) {
+                        int f = 2 * (m - 2) + t;
+                        if (f < 0 || f >= numFine)
+                            continue;
+                        int source[3] = {i, j, k};
+                        source[axis] = f;
+                        sum += weights[t + 3] * from.values[from.index(source[0], source[1], source[2])];
+                    }
+                }
+                to.values[to.index(i, j, k)] = sum;
+            }
+}
+
+/** The three axes' transfers: restriction to `coarse` (whose geometry is set) or prolongation added into `fine`. */
+void transfer(const LevelGrid& from, LevelGrid& to, bool toFine) {
+    LevelGrid current = from;
+    for (int axis = 0; axis < 3; axis++) {
+        LevelGrid next = current;
+        next.dims[axis] = to.dims[axis];
+        next.allocate();
+        transferAxis(current, next, axis, toFine);
+        current = std::move(next);
+    }
+    if (toFine)
+        for (size_t n = 0; n < to.values.size(); n++)
+            to.values[n] += current.values[n];
+    else
+        to.values = std::move(current.values);
+}
+
+/**
+ * e = K * q on one level: e_m = sum over offsets d within `radius` points of weight[d] q_{m + d}, open boundaries
+ * (points outside the lattice hold no charge); weight(d) = kernel(|d| h).  Output z planes are shared out.
+ */
+template <class Kernel>
+void latticeSum(const LevelGrid& q, LevelGrid& e, const std::array<int, 3>& radius, const Kernel& kernel, int threads) {
+    const int rx = radius[0], ry = radius[1], rz = radius[2];
+    const int wx = 2 * rx + 1, wy = 2 * ry + 1;
+    std::vector<double> weights((size_t) wx * wy * (2 * rz + 1));
+    for (int dz = -rz; dz <= rz; dz++)
+        for (int dy = -ry; dy <= ry; dy++)
+            for (int dx = -rx; dx <= rx; dx++)
+                weights[(size_t) (dx + rx) + wx * ((size_t) (dy + ry) + wy * (dz + rz))] =
+                    kernel(q.spacing * std::sqrt((double) dx * dx + (double) dy * dy + (double) dz * dz));
+    const int nx = q.dims[0], ny = q.dims[1], nz = q.dims[2];
+    e.allocate();
+    Common::parallelFor(nz, threads, [&](long task, int) {
+        const int k = (int) task;
+        for (int dz = std::max(-rz, -k); dz <= std::min(rz, nz - 1 - k); dz++)
+            for (int j = 0; j < ny; j++) {
+                double* out = &e.values[e.index(0, j, k)];
+                for (int dy = std::max(-ry, -j); dy <= std::min(ry, ny - 1 - j); dy++) {
+                    const double* source = &q.values[q.index(0, j + dy, k + dz)];
+                    const double* w = &weights[(size_t) wx * ((size_t) (dy + ry) + wy * (dz + rz))];
+                    for (int dx = -rx; dx <= rx; dx++) {
+                        double weight = w[dx + rx];
+                        if (weight == 0)
+                            continue;
+                        int i0 = std::max(0, -dx), i1 = std::min(nx, nx - dx);
+                        for (int i = i0; i < i1; i++)
+                            out[i] += weight * source[i + dx];
+                    }
+                }
+            }
+    });
+}
+
+} // namespace
+
+void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
+                     double cutoff, int threads, double* values) {
+    // The finest lattice covers the atoms and the map points with two points to spare (the basis reaches 2 points).
+    Vec3 low, high;
+    for (int d = 0; d < 3; d++) {
+        low[d] = map.origin[d];
+        high[d] = map.origin[d] + (map.dims[d] - 1) * map.spacing[d];
+    }
+    for (size_t atom = 0; atom < charges.size(); atom++)
+        for (int d = 0; d < 3; d++) {
+            low[d] = std::min(low[d], positions[3 * atom + d]);
+            high[d] = std::max(high[d], positions[3 * atom + d]);
+        }
+    std::vector<LevelGrid> q(1);
+    q[0].spacing = spacing;
+    for (int d = 0; d < 3; d++) {
+        q[0].origin[d] = low[d] - 2 * spacing;
+        q[0].dims[d] = (int) std::ceil((high[d] - q[0].origin[d]) / spacing) + 3;
+    }
+    q[0].allocate();
+    anterpolate(q[0], positions, charges);
+    while (*std::max_element(q.back().dims.begin(), q.back().dims.end()) > TOP_LEVEL_POINTS) {
+        LevelGrid coarse;
+        coarse.spacing = 2 * q.back().spacing;
+        for (int d = 0; d < 3; d++) {
+            coarse.origin[d] = q.back().origin[d] - 2 * coarse.spacing;
+            coarse.dims[d] = (q.back().dims[d] + 1) / 2 + 4;
+        }
+        transfer(q.back(), coarse, false);
+        q.push_back(std::move(coarse));
+    }
+    const int levels = (int) q.size();
+    std::vector<LevelGrid> e(levels);
+    for (int level = 0; level < levels; level++) {
+        e[level].origin = q[level].origin;
+        e[level].spacing = q[level].spacing;
+        e[level].dims = q[level].dims;
+        const double scale = std::ldexp(cutoff, level);  // 2^l a
+        if (level < levels - 1) {
+            int reach = (int) std::ceil(2 * scale / q[level].spacing);
+            latticeSum(q[level], e[level], {reach, reach, reach},
+                       [&](double r) { return r < 2 * scale ? Msm::smoothed(r, scale) - Msm::smoothed(r, 2 * scale) : 0.0; }, threads);
+        }
+        else {
+            std::array<int, 3> all = {q[level].dims[0] - 1, q[level].dims[1] - 1, q[level].dims[2] - 1};
+            latticeSum(q[level], e[level], all, [&](double r) { return Msm::smoothed(r, scale); }, threads);
+        }
+    }
+    for (int level = levels - 1; level > 0; level--)
+        transfer(e[level], e[level - 1], true);
+    // Interpolation to the map's points.
+    const LevelGrid& finest = e[0];
+    const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
+    Common::parallelFor((long) ny * nz, threads, [&](long row, int) {
+        int j = (int) (row % ny), k = (int) (row / ny);
+        for (int i = 0; i < nx; i++) {
+            double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
+            Stencil s(finest, p);
+            double sum = 0;
+            for (int c = 0; c < 4; c++)
+                for (int b = 0; b < 4; b++) {
+                    const double* line = &finest.values[finest.index(s.first[0], s.first[1] + b, s.first[2] + c)];
+                    double partial = 0;
+                    for (int a = 0; a < 4; a++)
+                        partial += s.weights[0][a] * line[a];
+                    sum += s.weights[1][b] * s.weights[2][c] * partial;
+                }
+            values[(size_t) row * nx + i] += ONE_4PI_EPS0 * sum;
+        }
+    });
+}
+
+} // namespace OpenMMNarumi::PotentialMap

@@ -1,0 +1,98 @@
+"""Multilevel summation (method "msm") against the direct sum: time and error side by side on the same machine.
+
+Cases:
+  dhfr    DHFR alone (5dfr_minimized.pdb, amber14 charges, hydrogens added), map over the protein + 0.5 nm at 0.1 nm
+  large   the solvated DHFR cube (5dfr_solv-cube_equil.pdb, amber14 + TIP3P charges) repeated n x n x m times to at
+          least --large-atoms atoms, as one open (non-periodic) cluster; map of 16^3 points spanning it (the direct
+          sum there is the oracle, and its cost per point is what MSM saves)
+The direct sum runs on --direct-backend (cuda where there is a GPU, else cpu); MSM on its CPU backend.  Error:
+relative RMS difference from the direct sum.  Data from --data-dir (default ../shared/data); cases whose file is
+missing are skipped.
+
+    python3 benchmarks/msm_speed.py [--cases dhfr large] [--accuracies 1e-3 1e-4] [--json out.json]
+"""
+import argparse
+import json
+import os
+import platform
+import time
+
+import numpy as np
+
+from openmmnarumi import _potentialmap
+from openmmnarumi.potentialmap.engine import createEngine
+
+
+def structureCharges(path, forcefieldFiles, addHydrogens):
+    """Positions (nm) and force-field charges (e) of a PDB file."""
+    import openmm.app as app
+    from openmmnarumi._system import chargesFromSystem
+    pdb = app.PDBFile(path)
+    forcefield = app.ForceField(*forcefieldFiles)
+    modeller = app.Modeller(pdb.topology, pdb.positions)
+    if addHydrogens:
+        modeller.addHydrogens(forcefield)
+    system = forcefield.createSystem(modeller.topology, nonbondedMethod=app.NoCutoff, constraints=None, rigidWater=False)
+    positions = np.array([[v.x, v.y, v.z] for v in modeller.positions])
+    box = modeller.topology.getPeriodicBoxVectors()
+    edges = None if box is None else np.array([box[0][0]._value, box[1][1]._value, box[2][2]._value])
+    return positions, chargesFromSystem(system), edges
+
+
+def timedMap(lattice, positions, charges, method, backend, msmAccuracy=1e-3, threads=0):
+    engine = createEngine(lattice, charges, method, 1.2, "compensated", backend, msmAccuracy=msmAccuracy)
+    start = time.perf_counter()
+    values = engine.compute(positions, None).astype(np.float64)
+    return values, time.perf_counter() - start, engine.backend
+
+
+def runCase(name, positions, charges, lattice, args, rows):
+    reference, directSeconds, directBackend = timedMap(lattice, positions, charges, "direct", args.direct_backend)
+    points = int(np.prod(lattice[2]))
+    print(f"{name}: {len(charges)} atoms, {points} map points; direct ({directBackend}) {directSeconds:.3f} s", flush=True)
+    rows.append(dict(case=name, atoms=len(charges), points=points, method="direct", backend=directBackend,
+                     seconds=directSeconds, error=0.0))
+    for accuracy in args.accuracies:
+        values, seconds, backend = timedMap(lattice, positions, charges, "msm", "cpu", accuracy)
+        error = float(np.sqrt(np.mean((values - reference) ** 2) / np.mean(reference ** 2)))
+        print(f"  msm ({backend}), accuracy {accuracy:g}: {seconds:.3f} s, relative RMS error {error:.2e}", flush=True)
+        rows.append(dict(case=name, atoms=len(charges), points=points, method="msm", backend=backend, accuracy=accuracy,
+                         seconds=seconds, error=error))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--cases", nargs="+", choices=["dhfr", "large"], default=["dhfr", "large"])
+    parser.add_argument("--accuracies", type=float, nargs="+", default=[1e-3, 1e-4])
+    parser.add_argument("--large-atoms", type=int, default=1_000_000)
+    parser.add_argument("--direct-backend", choices=["cuda", "cpu"],
+                        default="cuda" if _potentialmap.cudaAvailable() else "cpu")
+    parser.add_argument("--json", help="write the rows to this file")
+    args = parser.parse_args()
+    rows = []
+    protein = os.path.join(args.data_dir, "5dfr_minimized.pdb")
+    if "dhfr" in args.cases and os.path.exists(protein):
+        positions, charges, _ = structureCharges(protein, ["amber14-all.xml"], True)
+        lo = positions.min(0) - 0.5
+        dims = np.floor((positions.max(0) + 0.5 - lo) / 0.1).astype(int) + 1
+        runCase("DHFR", positions, charges, (lo, [0.1] * 3, dims), args, rows)
+    solvated = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
+    if "large" in args.cases and os.path.exists(solvated):
+        positions, charges, edges = structureCharges(solvated, ["amber14-all.xml", "amber14/tip3p.xml"], False)
+        copies = int(np.ceil(args.large_atoms / len(charges)))
+        n = int(np.ceil(copies ** (1 / 3)))
+        shape = (n, n, int(np.ceil(copies / (n * n))))
+        shifts = np.array([[i, j, k] for i in range(shape[0]) for j in range(shape[1]) for k in range(shape[2])]) * edges
+        tiled = (positions[None, :, :] + shifts[:, None, :]).reshape(-1, 3)
+        tiledCharges = np.tile(charges, len(shifts))
+        lo, hi = tiled.min(0), tiled.max(0)
+        runCase(f"solvated DHFR x {len(shifts)} ({shape[0]}x{shape[1]}x{shape[2]})", tiled, tiledCharges,
+                (lo, (hi - lo) / 15, [16, 16, 16]), args, rows)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(dict(machine=platform.node(), cpus=os.cpu_count(), rows=rows), out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
