@@ -109,12 +109,52 @@ def test_msm_matches_the_direct_sum_oracle(msmAccuracy):
     assert np.sqrt(np.mean((cutoff.values.ravel() - reference) ** 2) / np.mean(reference ** 2)) > 10 * msmAccuracy
 
 
+def _msm_against_ewald(positions, charges, box, msmAccuracy):
+    from ewald_sum import ewald_potential
+    lattice = ([0.05, 0.1, 0.07], [0.31, 0.33, 0.27], [8, 7, 9])
+    result = pm.computePotentialMap(positions, charges, lattice=lattice, method="msm", boxVectors=box,
+                                    msmAccuracy=msmAccuracy)
+    reference = ewald_potential(lattice_points(result), positions, charges, box)
+    return np.sqrt(np.mean((result.values.ravel() - reference) ** 2) / np.mean(reference ** 2))
+
+
+@pytest.mark.parametrize("box_shape", ["cube", "octahedron"])
+def test_periodic_msm_is_the_ewald_potential(box_shape):
+    # Neutral water in a cube and a truncated octahedron, against the Ewald oracle (background included).
+    _, positions, system = water_box(3.0 if box_shape == "cube" else 3.3, box_shape=box_shape)
+    positions = np.array(positions.value_in_unit(unit.nanometer))
+    box = np.array([list(v.value_in_unit(unit.nanometer)) for v in system.getDefaultPeriodicBoxVectors()])
+    charges = np.tile([-0.834, 0.417, 0.417], len(positions) // 3)
+    error = _msm_against_ewald(positions, charges, box, 1e-3)
+    assert 0 < error < 1e-3
+
+
+def test_periodic_msm_of_a_charged_triclinic_cell():
+    # A net charge: the neutralizing background of Ewald (and PME) is part of the potential.
+    rng = np.random.default_rng(9)
+    box = np.array([[3.2, 0, 0], [1.0, 3.0, 0], [-1.2, 1.1, 2.9]])
+    positions = rng.random((1200, 3)) @ box
+    charges = rng.normal(size=1200) * 0.5
+    assert abs(charges.sum()) > 1
+    assert 0 < _msm_against_ewald(positions, charges, box, 1e-3) < 1e-3
+
+
+def test_periodic_msm_at_its_finest_preset():
+    _, positions, system = water_box(2.5)
+    positions = np.array(positions.value_in_unit(unit.nanometer))
+    charges = np.tile([-0.834, 0.417, 0.417], len(positions) // 3)
+    assert 0 < _msm_against_ewald(positions, charges, np.diag([2.5, 2.5, 2.5]), 1e-4) < 1e-4
+
+
 def test_msm_bad_settings_raise_with_the_value():
     positions, charges = random_system(20, 0, 1.0, 8)
     with pytest.raises(ValueError, match="msmAccuracy"):
         pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", msmAccuracy=1e-7)
-    with pytest.raises(ValueError, match="periodic"):
-        pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", boxVectors=np.diag([3.0, 3.0, 3.0]))
+    with pytest.raises(ValueError, match="half the smallest width"):
+        pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", boxVectors=np.diag([2.0, 2.0, 2.0]))
+    with pytest.raises(ValueError, match="periodic presets"):
+        pm.computePotentialMap(positions, charges, spacing=0.2, method="msm", boxVectors=np.diag([3.0, 3.0, 3.0]),
+                               msmAccuracy=6e-5)
     with pytest.raises(ValueError, match="'direct', 'cutoff' or 'msm'"):
         pm.computePotentialMap(positions, charges, spacing=0.2, method="ewald")
 

@@ -18,6 +18,14 @@ namespace OpenMMNarumi::PotentialMap {
 void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
                      double cutoff, int threads, double* values);
 
+/**
+ * The same in a periodic cell (src/MsmPeriodic.cpp), rectangular or triclinic: lattices commensurate with the cell,
+ * the top level through the Ewald sum of its kernel, so that the map is the Ewald potential of the charges with
+ * the neutralizing background of a charged cell.  The short-range part is the caller's, over periodic images.
+ */
+void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const PeriodicBox& box, double spacing, double cutoff, int threads, double* values);
+
 } // namespace OpenMMNarumi::PotentialMap
 
 #endif // NARUMI_POTENTIAL_MAP_MSM_LONG_RANGE_H_

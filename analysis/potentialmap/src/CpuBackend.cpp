@@ -118,9 +118,12 @@ private:
             sphereSum(positions, box, options.cutoff, addShiftedSegment, values);
         else {
             double spacing, msmCutoff;
-            msmParameters(options, spacing, msmCutoff);
-            sphereSum(positions, nullptr, msmCutoff, addMsmShortRangeSegment, values);
-            addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, threads, values);
+            msmParameters(options, box != nullptr, spacing, msmCutoff);
+            sphereSum(positions, box, msmCutoff, addMsmShortRangeSegment, values);
+            if (box != nullptr)
+                addMsmLongRangePeriodic(lattice, positions, charges, *box, spacing, msmCutoff, threads, values);
+            else
+                addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, threads, values);
         }
         timings.clear();
         timings["map"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

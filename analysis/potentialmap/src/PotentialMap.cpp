@@ -154,7 +154,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
         if (!(options_.msmCutoff >= 0 && std::isfinite(options_.msmCutoff)))
             fail("msmCutoff must be a positive length in nm (0: from msmAccuracy), got " + str(options_.msmCutoff));
         double spacing, cutoff;
-        msmParameters(options_, spacing, cutoff);
+        msmParameters(options_, false, spacing, cutoff);
         if (cutoff < 2 * spacing)
             fail("msmCutoff " + str(cutoff) + " nm must be at least twice msmSpacing " + str(spacing) + " nm");
         if (options_.backend == Backend::Cuda)
@@ -189,8 +189,11 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
 
 PotentialMapEngine::~PotentialMapEngine() = default;
 
-void msmParameters(const Options& options, double& spacing, double& cutoff) {
-    Msm::parametersForAccuracy(options.msmAccuracy, spacing, cutoff);
+void msmParameters(const Options& options, bool periodic, double& spacing, double& cutoff) {
+    if (periodic)
+        Msm::periodicParametersForAccuracy(options.msmAccuracy, spacing, cutoff);
+    else
+        Msm::parametersForAccuracy(options.msmAccuracy, spacing, cutoff);
     if (options.msmSpacing > 0)
         spacing = options.msmSpacing;
     if (options.msmCutoff > 0)
@@ -212,8 +215,6 @@ void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBo
         return;
     if (options_.method == Method::Direct)
         fail("the direct method sums over the atoms as given and takes no periodic box; use method 'cutoff' for periodic systems");
-    if (options_.method == Method::Msm)
-        fail("method msm has open boundaries only so far and takes no periodic box; use method 'cutoff' for periodic systems");
     box->validate();
     // Distances between opposite faces: then no two images of an atom are both within the cutoff of a point, and the
     // sum over images within rc is the minimum-image sum.
@@ -224,9 +225,19 @@ void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBo
     double widthA = volume / std::sqrt(bxc[0] * bxc[0] + bxc[1] * bxc[1] + bxc[2] * bxc[2]);
     double widthB = volume / std::sqrt(axc[1] * axc[1] + axc[2] * axc[2]);
     double halfWidth = 0.5 * std::min({widthA, widthB, c[2]});
-    if (options_.cutoff > halfWidth)
-        fail("the cutoff " + str(options_.cutoff) + " nm is larger than half the smallest width of the periodic box (" +
-             str(halfWidth) + " nm)");
+    double reach = options_.cutoff;
+    const char* what = "the cutoff ";
+    if (options_.method == Method::Msm) {
+        if (options_.msmSpacing == 0 && options_.msmAccuracy < Msm::FINEST_PERIODIC_PRESET_ACCURACY)
+            fail("msmAccuracy " + str(options_.msmAccuracy) + " is finer than the periodic presets reach (" +
+                 str(Msm::FINEST_PERIODIC_PRESET_ACCURACY) + "); set msmSpacing and msmCutoff");
+        double spacing;
+        msmParameters(options_, true, spacing, reach);
+        what = "the msm short-range cutoff ";
+    }
+    if (reach > halfWidth)
+        fail(what + str(reach) + " nm is larger than half the smallest width of the periodic box (" + str(halfWidth) +
+             " nm)");
 }
 
 void PotentialMapEngine::compute(const double* positions, const PeriodicBox* box, float* map) {

@@ -15,10 +15,11 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
     The map is the one of :func:`openmmnarumi.potentialmap.computePotentialMap` averaged over frames, computed by
     the same engine (GPU, or CPU): method "cutoff" (Rodrigues et al.'s smoothed cutoff, periodic by the
     minimum-image convention when ``periodic``), "direct" (every atom, no images) or "msm" (the direct sum's
-    potential by multilevel summation, linear in the atoms; CPU).  MDAnalysis conventions:
+    potential by multilevel summation, linear in the atoms, the Ewald potential when ``periodic``; CPU).
+    MDAnalysis conventions:
     lengths in Angstrom (``spacing``, ``cutoff``, ``margin``, ``region`` corners); charges in e, from ``charges``
     or the topology.  The lattice is fixed at creation from the first frame of the trajectory: the periodic box
-    (``periodic``; default: periodic when the method is "cutoff" and the trajectory has a box) or the atoms'
+    (``periodic``; default: periodic when the method is "cutoff" or "msm" and the trajectory has a box) or the atoms'
     bounding box grown by ``margin``, or ``region=((x0, y0, z0), (x1, y1, z1))``.
 
     Results: ``results.sum`` (the sum of the frames' maps, kJ/mol/e, shape (nz, ny, nx)) and, after the run,
@@ -44,9 +45,9 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
         self.charges = atomCharges(atomgroup, charges)
         self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation
         positions, box = positionsAtFrame(atomgroup, 0)
-        self.periodic = (method == "cutoff" and box is not None) if periodic is None else bool(periodic)
-        if self.periodic and method != "cutoff":
-            raise ValueError("periodic maps need method='cutoff'")
+        self.periodic = (method in ("cutoff", "msm") and box is not None) if periodic is None else bool(periodic)
+        if self.periodic and method == "direct":
+            raise ValueError("periodic maps need method='cutoff' or 'msm'")
         if self.periodic and box is None:
             raise ValueError("periodic=True, but the trajectory's first frame has no box")
         if region is not None:

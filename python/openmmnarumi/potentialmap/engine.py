@@ -79,8 +79,8 @@ def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.
                         boxVectors=None, accumulation="compensated", backend="auto", lattice=None, cudaDevice=0,
                         msmAccuracy=1e-3):
     """One structure's map.  positions (n, 3) nm, charges (n,) e; boxVectors makes the cutoff method periodic.
-    method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation, open boundaries, CPU,
-    within msmAccuracy relative RMS error).
+    method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation on the CPU, within
+    msmAccuracy relative RMS error; with boxVectors the Ewald potential, neutralizing background included).
 
     lattice=(origin, spacing[3], dims[3]) overrides spacing/region/margin; cudaDevice: the GPU of the CUDA backend.
     Returns a PotentialMap (kJ/mol/e).

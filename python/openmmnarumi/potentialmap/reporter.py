@@ -80,8 +80,8 @@ class PotentialMapReporter:
     def describeNextReport(self, simulation):
         """OpenMM's reporter protocol: the steps to the next report and what it needs from getState."""
         steps = self._reportInterval - simulation.currentStep % self._reportInterval
-        # Cutoff maps image atoms themselves; direct and msm maps (open boundaries) want molecules wrapped into the box.
-        return {"steps": steps, "periodic": self._options["method"] != "cutoff", "include": ["positions"]}
+        # Cutoff and msm maps image atoms themselves; direct maps want molecules wrapped into the box.
+        return {"steps": steps, "periodic": self._options["method"] == "direct", "include": ["positions"]}
 
     def report(self, simulation, state):
         """OpenMM's reporter protocol: takes this step's frame (and writes an update when one is due)."""
@@ -163,7 +163,7 @@ class _MapAccumulation(Accumulation):
         if method == "cutoff" and cutoff is None:
             cutoff = nonbondedCutoff(system) or DEFAULT_MAP_CUTOFF
         self.method, self.cutoff = method, (cutoff if method == "cutoff" else None)
-        self.periodic = method == "cutoff" and system.usesPeriodicBoundaryConditions()
+        self.periodic = method in ("cutoff", "msm") and system.usesPeriodicBoundaryConditions()
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,

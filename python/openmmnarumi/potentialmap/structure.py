@@ -32,7 +32,7 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
                               region=None, margin=0.5, periodic=None, accumulation="compensated", backend="auto",
                               addHydrogens=True, cudaDevice=0, msmAccuracy=1e-3):
     """The map of one structure: a PDB with force-field charges, or a PQR file with its own charges.  Lengths in nm
-    (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff'."""
+    (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff' or 'msm'."""
     import openmm.app as app
     if isPQR(pdbFile):
         structure = readPQR(pdbFile)
@@ -43,7 +43,7 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
         charges = chargesFromSystem(system)
         positions = positionsInNanometers(modeller.positions)
         box = modeller.topology.getPeriodicBoxVectors()
-    usePeriodic = method == "cutoff" and box is not None if periodic is None else bool(periodic)
+    usePeriodic = method in ("cutoff", "msm") and box is not None if periodic is None else bool(periodic)
     if usePeriodic and box is None:
         raise ValueError(f"{pdbFile} has no periodic box (CRYST1); use periodic=False")
     return computePotentialMap(positions, charges, spacing, region, margin, method, cutoff,
@@ -75,7 +75,7 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                 if part.unitcell_vectors is not None:
                     box = part.unitcell_vectors[frame].astype(np.float64)
                 if engine is None:
-                    usePeriodic = (method == "cutoff" and box is not None) if periodic is None else bool(periodic)
+                    usePeriodic = (method in ("cutoff", "msm") and box is not None) if periodic is None else bool(periodic)
                     if usePeriodic and box is None:
                         raise ValueError(f"{trajectoryFile} has no unit cell; use periodic=False")
                     lattice = makeLattice(spacing, region, positions, box if usePeriodic else None, margin)

@@ -1,0 +1,329 @@
+/**
+ * Multilevel summation's long-range part in a periodic cell (rectangular or triclinic), on the CPU in double
+ * precision: the transcription of studies/msm/msm_periodic_prototype.py.  The lattices are commensurate with the
+ * cell (n_d points along cell vector d, a multiple of 2^(levels-1)) and live in fractional coordinates with wrapped
+ * indices; each level's kernel is summed over every image within its reach; the top level's smoothed kernel
+ * g = 1/r - s, which has no convergent periodic sum of its own, is the Ewald sum of a unit charge (neutralizing
+ * background included, as Ewald and PME imply for a charged cell) minus s over the images, plus g(0) for a
+ * lattice point's own charge.
+ */
+
+#include "MsmLongRange.h"
+#include "MsmNumerics.h"
+#include "NarumiCommon/ThreadPool.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace OpenMMNarumi::PotentialMap {
+
+namespace {
+
+/** The top level has at most this many points along each cell vector (its kernel is an Ewald sum per point). */
+constexpr int TOP_LEVEL_POINTS = 4;
+
+/** The cell: its vectors as rows, the inverse (fractional = position * inverse), widths between opposite faces. */
+struct Cell {
+    double rows[3][3];
+    double inverse[3][3];
+    double widths[3];
+    double volume;
+
+    explicit Cell(const PeriodicBox& box) {
+        const Vec3* vectors[3] = {&box.a, &box.b, &box.c};
+        for (int i = 0; i < 3; i++)
+            for (int d = 0; d < 3; d++)
+                rows[i][d] = (*vectors[i])[d];
+        // Reduced form (lower triangular): the inverse in closed form.
+        double ax = rows[0][0], bx = rows[1][0], by = rows[1][1], cx = rows[2][0], cy = rows[2][1], cz = rows[2][2];
+        volume = ax * by * cz;
+        double m[3][3] = {{1 / ax, 0, 0}, {-bx / (ax * by), 1 / by, 0}, {(bx * cy - by * cx) / (ax * by * cz), -cy / (by * cz), 1 / cz}};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                inverse[i][j] = m[i][j];
+        // width_d = V / |other two vectors' cross product| = 1 / |column d of the inverse|.
+        for (int d = 0; d < 3; d++)
+            widths[d] = 1.0 / std::sqrt(inverse[0][d] * inverse[0][d] + inverse[1][d] * inverse[1][d] + inverse[2][d] * inverse[2][d]);
+    }
+    void fractional(const double p[3], double f[3]) const {
+        for (int d = 0; d < 3; d++)
+            f[d] = p[0] * inverse[0][d] + p[1] * inverse[1][d] + p[2] * inverse[2][d];
+    }
+    void cartesian(const double f[3], double p[3]) const {
+        for (int d = 0; d < 3; d++)
+            p[d] = f[0] * rows[0][d] + f[1] * rows[1][d] + f[2] * rows[2][d];
+    }
+};
+
+/** Translations n . cell that can bring a displacement inside the cell within `reach`. */
+std::vector<std::array<double, 3> > imageShifts(const Cell& cell, double reach) {
+    int counts[3];
+    for (int d = 0; d < 3; d++)
+        counts[d] = (int) std::ceil(reach / cell.widths[d]) + 1;
+    std::vector<std::array<double, 3> > shifts;
+    for (int i = -counts[0]; i <= counts[0]; i++)
+        for (int j = -counts[1]; j <= counts[1]; j++)
+            for (int k = -counts[2]; k <= counts[2]; k++) {
+                double f[3] = {(double) i, (double) j, (double) k}, p[3];
+                cell.cartesian(f, p);
+                shifts.push_back({p[0], p[1], p[2]});
+            }
+    return shifts;
+}
+
+/** A periodic lattice of n[0] x n[1] x n[2] points along the cell vectors, values x fastest. */
+struct PeriodicGrid {
+    std::array<int, 3> n{};
+    std::vector<double> values;
+
+    void allocate() {
+        values.assign((size_t) n[0] * n[1] * n[2], 0.0);
+    }
+    size_t index(int i, int j, int k) const {
+        return (size_t) i + (size_t) n[0] * ((size_t) j + (size_t) n[1] * k);
+    }
+    size_t wrappedIndex(int i, int j, int k) const {
+        auto wrap = [](int v, int size) { return ((v % size) + size) % size; };
+        return index(wrap(i, n[0]), wrap(j, n[1]), wrap(k, n[2]));
+    }
+};
+
+/** The 4 x 4 x 4 stencil of a point at fractional coordinates f (any value: indices are wrapped). */
+struct PeriodicStencil {
+    int first[3];
+    double weights[3][4];
+    PeriodicStencil(const PeriodicGrid& grid, const double f[3]) {
+        for (int d = 0; d < 3; d++) {
+            double s = (f[d] - std::floor(f[d])) * grid.n[d];
+            first[d] = Msm::stencilWeights(s, weights[d]);
+        }
+    }
+};
+
+/** The lattice's periodic kernel, K[m] = sum over images of kernel(|(m / n) . cell + image|) within reach. */
+template <class Kernel>
+PeriodicGrid periodicKernel(const std::array<int, 3>& n, const Cell& cell, double reach, const Kernel& kernel, int threads) {
+    PeriodicGrid K;
+    K.n = n;
+    K.allocate();
+    std::vector<std::array<double, 3> > shifts = imageShifts(cell, reach);
+    Common::parallelFor(n[2], threads, [&](long task, int) {
+        int k = (int) task;
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                double f[3] = {(double) i / n[0], (double) j / n[1], (double) k / n[2]}, p[3];
+                cell.cartesian(f, p);
+                double sum = 0;
+                for (const auto& shift : shifts) {
+                    double dx = p[0] + shift[0], dy = p[1] + shift[1], dz = p[2] + shift[2];
+                    double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+                    if (r < reach)
+                        sum += kernel(r);
+                }
+                K.values[K.index(i, j, k)] = sum;
+            }
+    });
+    return K;
+}
+
+/** e = K (*) q, the circular convolution over the periodic lattice, through K's nonzero entries. */
+PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threads) {
+    struct Entry {
+        int di, dj, dk;
+        double weight;
+    };
+    std::vector<Entry> entries;
+    for (int k = 0; k < K.n[2]; k++)
+        for (int j = 0; j < K.n[1]; j++)
+            for (int i = 0; i < K.n[0]; i++) {
+                double w = K.values[K.index(i, j, k)];
+                if (w != 0)
+                    entries.push_back({i, j, k, w});
+            }
+    PeriodicGrid e;
+    e.n = q.n;
+    e.allocate();
+    // e[m] = sum_d K[d] q[m - d]; K is even (K[-d] = K[d]), so q[m + d] serves as well.
+    Common::parallelFor(q.n[2], threads, [&](long task, int) {
+        int k = (int) task;
+        for (int j = 0; j < q.n[1]; j++)
+            for (int i = 0; i < q.n[0]; i++) {
+                double sum = 0;
+                for (const Entry& entry : entries)
+                    sum += entry.weight * q.values[q.wrappedIndex(i + entry.di, j + entry.dj, k + entry.dk)];
+                e.values[e.index(i, j, k)] = sum;
+            }
+    });
+    return e;
+}
+
+/** Restriction: coarse j = sum_k phi(k / 2) fine[2 j + k], k = -3..3, along each axis, indices wrapped. */
+PeriodicGrid restrict(const PeriodicGrid& fine) {
+    static const std::array<double, 7> weights = Msm::transferWeights();
+    PeriodicGrid current = fine;
+    for (int axis = 0; axis < 3; axis++) {
+        PeriodicGrid next;
+        next.n = current.n;
+        next.n[axis] /= 2;
+        next.allocate();
+        for (int k = 0; k < next.n[2]; k++)
+            for (int j = 0; j < next.n[1]; j++)
+                for (int i = 0; i < next.n[0]; i++) {
+                    int at[3] = {i, j, k};
+                    double sum = 0;
+                    for (int t = -3; t <= 3; t++) {
+                        int source[3] = {i, j, k};
+                        source[axis] = 2 * at[axis] + t;
+                        sum += weights[t + 3] * current.values[current.wrappedIndex(source[0], source[1], source[2])];
+                    }
+                    next.values[next.index(i, j, k)] = sum;
+                }
+        current = std::move(next);
+    }
+    return current;
+}
+
+/** Prolongation, the transpose of restriction, added into fine. */
+void prolongInto(const PeriodicGrid& coarse, PeriodicGrid& fine) {
+    static const std::array<double, 7> weights = Msm::transferWeights();
+    PeriodicGrid current = coarse;
+    for (int axis = 0; axis < 3; axis++) {
+        PeriodicGrid next;
+        next.n = current.n;
+        next.n[axis] *= 2;
+        next.allocate();
+        for (int k = 0; k < current.n[2]; k++)
+            for (int j = 0; j < current.n[1]; j++)
+                for (int i = 0; i < current.n[0]; i++) {
+                    int at[3] = {i, j, k};
+                    double value = current.values[current.index(i, j, k)];
+                    for (int t = -3; t <= 3; t++) {
+                        int target[3] = {i, j, k};
+                        target[axis] = 2 * at[axis] + t;
+                        next.values[next.wrappedIndex(target[0], target[1], target[2])] += weights[t + 3] * value;
+                    }
+                }
+        current = std::move(next);
+    }
+    for (size_t m = 0; m < fine.values.size(); m++)
+        fine.values[m] += current.values[m];
+}
+
+/**
+ * The Ewald potential (per unit charge, no Coulomb constant) at displacement p of a unit charge and all its images,
+ * with the neutralizing background; at p = 0 the charge's own bare 1/r is left out (its real-space term is
+ * replaced by its limit -2 alpha / sqrt(pi)).  alpha and the ranges give terms below 1e-13.
+ */
+double unitEwald(const double p[3], const Cell& cell) {
+    const double tolerance = 1e-13, pi = 3.14159265358979323846;
+    double alpha = 3.0 / std::min({cell.widths[0], cell.widths[1], cell.widths[2]});
+    double reach = std::sqrt(-std::log(tolerance)), cutoff = reach / alpha, kmax = 2 * alpha * reach;
+    double real = 0;
+    for (const auto& shift : imageShifts(cell, cutoff)) {
+        double dx = p[0] + shift[0], dy = p[1] + shift[1], dz = p[2] + shift[2];
+        double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+        if (r < 1e-12)
+            real -= 2 * alpha / std::sqrt(pi);
+        else if (r < cutoff)
+            real += std::erfc(alpha * r) / r;
+    }
+    // Reciprocal vectors: 2 pi times the columns of the inverse.
+    int hmax[3];
+    for (int d = 0; d < 3; d++)
+        hmax[d] = (int) std::ceil(kmax * cell.widths[d] / (2 * pi));
+    double recip = 0;
+    for (int h = -hmax[0]; h <= hmax[0]; h++)
+        for (int k = -hmax[1]; k <= hmax[1]; k++)
+            for (int l = -hmax[2]; l <= hmax[2]; l++) {
+                if (h == 0 && k == 0 && l == 0)
+                    continue;
+                double kv[3];
+                for (int d = 0; d < 3; d++)
+                    kv[d] = 2 * pi * (h * cell.inverse[d][0] + k * cell.inverse[d][1] + l * cell.inverse[d][2]);
+                double k2 = kv[0] * kv[0] + kv[1] * kv[1] + kv[2] * kv[2];
+                if (k2 > kmax * kmax)
+                    continue;
+                recip += std::exp(-k2 / (4 * alpha * alpha)) / k2 * std::cos(kv[0] * p[0] + kv[1] * p[1] + kv[2] * p[2]);
+            }
+    recip *= 4 * pi / cell.volume;
+    return real + recip - pi / (alpha * alpha * cell.volume);
+}
+
+} // namespace
+
+void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const PeriodicBox& box, double spacing, double cutoff, int threads, double* values) {
+    Cell cell(box);
+    double lengths[3];
+    for (int d = 0; d < 3; d++)
+        lengths[d] = std::sqrt(cell.rows[d][0] * cell.rows[d][0] + cell.rows[d][1] * cell.rows[d][1] + cell.rows[d][2] * cell.rows[d][2]);
+    int levels = 1;
+    auto pointsAtTop = [&](int d, int numLevels) { return (int) std::ceil(lengths[d] / spacing / std::ldexp(1.0, numLevels - 1)); };
+    while (pointsAtTop(0, levels) > TOP_LEVEL_POINTS || pointsAtTop(1, levels) > TOP_LEVEL_POINTS || pointsAtTop(2, levels) > TOP_LEVEL_POINTS)
+        levels++;
+    std::vector<PeriodicGrid> q(1);
+    for (int d = 0; d < 3; d++)
+        q[0].n[d] = pointsAtTop(d, levels) << (levels - 1);
+    q[0].allocate();
+    for (size_t atom = 0; atom < charges.size(); atom++) {
+        if (charges[atom] == 0)
+            continue;
+        double f[3];
+        cell.fractional(positions + 3 * atom, f);
+        PeriodicStencil s(q[0], f);
+        for (int c = 0; c < 4; c++)
+            for (int b = 0; b < 4; b++)
+                for (int a = 0; a < 4; a++)
+                    q[0].values[q[0].wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)] +=
+                        charges[atom] * s.weights[0][a] * s.weights[1][b] * s.weights[2][c];
+    }
+    for (int level = 1; level < levels; level++)
+        q.push_back(restrict(q.back()));
+    std::vector<PeriodicGrid> e(levels);
+    for (int level = 0; level < levels; level++) {
+        const double scale = std::ldexp(cutoff, level);  // 2^l a
+        if (level < levels - 1) {
+            PeriodicGrid K = periodicKernel(q[level].n, cell, 2 * scale,
+                                            [&](double r) { return Msm::smoothed(r, scale) - Msm::smoothed(r, 2 * scale); }, threads);
+            e[level] = circularSum(q[level], K, threads);
+        }
+        else {
+            // g = 1/r - s with s = 1/r - g_scale zero beyond scale: Ewald of 1/r minus s over the images, g(0) at home.
+            PeriodicGrid K = periodicKernel(q[level].n, cell, scale,
+                                            [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale) : 0.0; }, threads);
+            const std::array<int, 3>& n = q[level].n;
+            for (int k = 0; k < n[2]; k++)
+                for (int j = 0; j < n[1]; j++)
+                    for (int i = 0; i < n[0]; i++) {
+                        double f[3] = {(double) i / n[0], (double) j / n[1], (double) k / n[2]}, p[3];
+                        cell.cartesian(f, p);
+                        double& entry = K.values[K.index(i, j, k)];
+                        entry = unitEwald(p, cell) - entry;
+                    }
+            K.values[0] += Msm::smoothed(0.0, scale);
+            e[level] = circularSum(q[level], K, threads);
+        }
+    }
+    for (int level = levels - 1; level > 0; level--)
+        prolongInto(e[level], e[level - 1]);
+    const PeriodicGrid& finest = e[0];
+    const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
+    Common::parallelFor((long) ny * nz, threads, [&](long row, int) {
+        int j = (int) (row % ny), k = (int) (row / ny);
+        for (int i = 0; i < nx; i++) {
+            double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
+            double f[3];
+            cell.fractional(p, f);
+            PeriodicStencil s(finest, f);
+            double sum = 0;
+            for (int c = 0; c < 4; c++)
+                for (int b = 0; b < 4; b++)
+                    for (int a = 0; a < 4; a++)
+                        sum += s.weights[0][a] * s.weights[1][b] * s.weights[2][c] *
+                               finest.values[finest.wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)];
+            values[(size_t) row * nx + i] += ONE_4PI_EPS0 * sum;
+        }
+    });
+}
+
+} // namespace OpenMMNarumi::PotentialMap
