@@ -201,10 +201,16 @@ TEST(PotentialMapMsm, BadSettingsAreNamed) {
     Options open;
     open.method = Method::Msm;
     PotentialMapEngine engine(lattice, system.charges, open);
-    PeriodicBox box;
-    box.a = {3, 0, 0};
-    box.b = {0, 3, 0};
-    box.c = {0, 0, 3};
+    PeriodicBox box;   // too small for the periodic preset's short-range cutoff of 1.2 nm
+    box.a = {2, 0, 0};
+    box.b = {0, 2, 0};
+    box.c = {0, 0, 2};
     std::vector<float> map(lattice.numPoints());
-    EXPECT_THROW(engine.compute(system.positions.data(), &box, map.data()), std::invalid_argument);
+    try {
+        engine.compute(system.positions.data(), &box, map.data());
+        FAIL() << "a 2 nm box was accepted for a 1.2 nm short-range cutoff";
+    }
+    catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("1.2"), std::string::npos) << error.what();
+    }
 }
