@@ -78,6 +78,11 @@ inline std::string platformUnavailableReason(const std::string& name) {
     return reasons[name] = reason;
 }
 
+/** Skips (never passes) a test where OpenMM's CUDA platform or a GPU is missing. */
+#define SKIP_WITHOUT_CUDA()                                           \
+    if (!platformUnavailableReason("CUDA").empty())                   \
+        GTEST_SKIP() << platformUnavailableReason("CUDA");
+
 /**
  * The platform whose kernel is under test: its name, its Precision property ("" where it has none), the relative
  * energy and RMS force difference its arithmetic is held to against the double-precision oracles, and its

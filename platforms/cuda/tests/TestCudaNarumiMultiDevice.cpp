@@ -21,10 +21,6 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiNonbondedForceGradientTest);
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                           \
-    if (!platformUnavailableReason("CUDA").empty())                   \
-        GTEST_SKIP() << platformUnavailableReason("CUDA");
-
 unique_ptr<Context> cudaContext(const System& system, Integrator& integrator, const string& precision, const string& devices) {
     return make_unique<Context>(system, integrator, Platform::getPlatformByName("CUDA"),
                                 map<string, string>{{"Precision", precision}, {"DeviceIndex", devices}});

@@ -30,10 +30,6 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiNonbondedForceGradientTest);
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                           \
-    if (!platformUnavailableReason("CUDA").empty())                   \
-        GTEST_SKIP() << platformUnavailableReason("CUDA");
-
 EnergyAndForces evaluateOnCuda(const System& system, const vector<Vec3>& positions, const string& precision = "mixed") {
     VerletIntegrator integrator(0.001);
     Context context(system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", precision}});

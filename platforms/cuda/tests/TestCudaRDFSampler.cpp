@@ -17,10 +17,6 @@ INSTANTIATE_TEST_SUITE_P(CUDA, RDFSamplerTest,
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                           \
-    if (!platformUnavailableReason("CUDA").empty())                   \
-        GTEST_SKIP() << platformUnavailableReason("CUDA");
-
 /** Random positions in a cubic box and random velocities (about 1 nm/ps). */
 void randomState(int numAtoms, double edge, unsigned seed, vector<Vec3>& positions, vector<Vec3>& velocities) {
     mt19937 random(seed);
