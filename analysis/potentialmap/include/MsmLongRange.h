@@ -19,6 +19,12 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
                      double cutoff, int threads, double* values);
 
 /**
+ * Throws std::invalid_argument naming the size when lattices of finestPoints points (with their coarser levels and
+ * work copies, about 4 x 8 bytes per finest point) would not fit into this machine's memory: before any work.
+ */
+void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing);
+
+/**
  * The same in a periodic cell (src/MsmPeriodic.cpp), rectangular or triclinic: lattices commensurate with the cell,
  * the top level through the Ewald sum of its kernel, so that the map is the Ewald potential of the charges with
  * the neutralizing background of a charged cell.  The short-range part is the caller's, over periodic images.

@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace OpenMMNarumi::PotentialMap {
 
@@ -160,6 +163,19 @@ void latticeSum(const LevelGrid& q, LevelGrid& e, const std::array<int, 3>& radi
 
 } // namespace
 
+void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing) {
+    double points = (double) finestDims[0] * finestDims[1] * finestDims[2];
+    double bytes = 4 * 8 * points;
+    double memory = (double) sysconf(_SC_PHYS_PAGES) * (double) sysconf(_SC_PAGE_SIZE);
+    if (points > 2e9 || (memory > 0 && bytes > memory)) {
+        std::ostringstream text;
+        text << "the multilevel summation's finest lattice, " << finestDims[0] << " x " << finestDims[1] << " x " << finestDims[2]
+             << " points at " << spacing << " nm, needs about " << bytes / 1e9 << " GB, more than this machine's "
+             << memory / 1e9 << " GB; use a coarser msmAccuracy or a smaller system";
+        throw std::invalid_argument(text.str());
+    }
+}
+
 void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
                      double cutoff, int threads, double* values) {
     // The finest lattice covers the atoms and the map points with two points to spare (the basis reaches 2 points).
@@ -179,6 +195,7 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
         q[0].origin[d] = low[d] - 2 * spacing;
         q[0].dims[d] = (int) std::ceil((high[d] - q[0].origin[d]) / spacing) + 3;
     }
+    checkMsmLatticeMemory(q[0].dims, spacing);
     q[0].allocate();
     anterpolate(q[0], positions, charges);
     while (*std::max_element(q.back().dims.begin(), q.back().dims.end()) > TOP_LEVEL_POINTS) {

@@ -264,6 +264,7 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     std::vector<PeriodicGrid> q(1);
     for (int d = 0; d < 3; d++)
         q[0].n[d] = pointsAtTop(d, levels) << (levels - 1);
+    checkMsmLatticeMemory(q[0].n, spacing);
     q[0].allocate();
     for (size_t atom = 0; atom < charges.size(); atom++) {
         if (charges[atom] == 0)

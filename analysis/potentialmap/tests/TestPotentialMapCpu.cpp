@@ -198,6 +198,22 @@ TEST(PotentialMapMsm, BadSettingsAreNamed) {
     options = Options();
     options.backend = Backend::Cuda;
     expectError(options, "CPU backend only");
+    // Lattices beyond this machine's memory: an error naming their size, before any work.
+    Options huge;
+    huge.method = Method::Msm;
+    huge.backend = Backend::Cpu;
+    huge.msmSpacing = 0.001;
+    huge.msmCutoff = 1.0;
+    std::vector<double> farApart = {0, 0, 0, 3000, 3000, 3000};
+    PotentialMapEngine hugeEngine(lattice, {1.0, -1.0}, huge);
+    std::vector<float> hugeMap(lattice.numPoints());
+    try {
+        hugeEngine.compute(farApart.data(), nullptr, hugeMap.data());
+        FAIL() << "a lattice of 3e6 points per side was accepted";
+    }
+    catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("GB"), std::string::npos) << error.what();
+    }
     Options open;
     open.method = Method::Msm;
     PotentialMapEngine engine(lattice, system.charges, open);
