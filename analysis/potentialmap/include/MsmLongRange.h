@@ -12,11 +12,12 @@ namespace OpenMMNarumi::PotentialMap {
  * Adds to values (one per point of map, x fastest) the long-range part of the Coulomb potential (kJ/mol/e) of the
  * charges at positions (nm), open boundaries: anterpolation onto a lattice of spacing h around the atoms and the map,
  * restriction up the levels, each level's kernel summed within its reach, the top level over all its points,
- * prolongation down and interpolation to the map's points (MsmNumerics.h).  The short-range part, 1/r - g_a(r)
+ * prolongation down and interpolation to the map's points, with the scheme of `order` (MsmNumerics.h: 3 cubic, 5
+ * quintic).  The short-range part, 1/r - g_a(r)
  * within a, is the caller's.
  */
 void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
-                     double cutoff, int threads, double* values);
+                     double cutoff, int order, int threads, double* values);
 
 /**
  * Throws std::invalid_argument naming the size when lattices of finestPoints points (with their coarser levels and
@@ -30,7 +31,7 @@ void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing)
  * the neutralizing background of a charged cell.  The short-range part is the caller's, over periodic images.
  */
 void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
-                             const PeriodicBox& box, double spacing, double cutoff, int threads, double* values);
+                             const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values);
 
 } // namespace OpenMMNarumi::PotentialMap
 

@@ -70,6 +70,7 @@ struct Options {
     double msmAccuracy = 1e-3;                    // Method::Msm: relative RMS error aimed at (sets the two below)
     double msmSpacing = 0;                        // Method::Msm: finest lattice spacing h (nm); 0: from msmAccuracy
     double msmCutoff = 0;                         // Method::Msm: short-range cutoff a (nm); 0: from msmAccuracy
+    int msmOrder = 5;                             // Method::Msm: 5 (quintic basis, C3 splitting) or 3 (C1 cubic, C2)
     Accumulation accumulation = Accumulation::Compensated;
     Backend backend = Backend::Auto;              // Auto: CUDA when a device is present, otherwise the CPU
     int cpuThreads = 0;                           // CPU backend threads; 0: all hardware threads

@@ -115,7 +115,7 @@ PYBIND11_MODULE(_potentialmap, module) {
         .def(py::init([](const DoubleArray& origin, const DoubleArray& spacing, const std::vector<int>& dims, const DoubleArray& charges,
                          const std::string& method, double cutoff, const std::string& accumulation, const std::string& backend,
                          int cpuThreads, int directSoftwareRsqrt, const std::variant<int, std::vector<int> >& cudaDevice,
-                         double msmAccuracy, double msmSpacing, double msmCutoff) {
+                         double msmAccuracy, double msmSpacing, double msmCutoff, int msmOrder) {
                  if (dims.size() != 3)
                      throw std::invalid_argument("dims must have 3 entries");
                  if (charges.ndim() != 1)
@@ -134,6 +134,7 @@ PYBIND11_MODULE(_potentialmap, module) {
                  options.msmAccuracy = msmAccuracy;
                  options.msmSpacing = msmSpacing;
                  options.msmCutoff = msmCutoff;
+                 options.msmOrder = msmOrder;
                  if (std::holds_alternative<int>(cudaDevice))
                      options.cudaDevice = std::get<int>(cudaDevice);
                  else
@@ -144,7 +145,7 @@ PYBIND11_MODULE(_potentialmap, module) {
              py::arg("origin"), py::arg("spacing"), py::arg("dims"), py::arg("charges"), py::arg("method") = "cutoff",
              py::arg("cutoff") = 1.2, py::arg("accumulation") = "compensated", py::arg("backend") = "auto", py::arg("cpuThreads") = 0,
              py::arg("directSoftwareRsqrt") = -1, py::arg("cudaDevice") = 0, py::arg("msmAccuracy") = 1e-3,
-             py::arg("msmSpacing") = 0.0, py::arg("msmCutoff") = 0.0)
+             py::arg("msmSpacing") = 0.0, py::arg("msmCutoff") = 0.0, py::arg("msmOrder") = 5)
         .def(
             "compute",
             [](PotentialMapEngine& engine, const DoubleArray& positions, const py::object& box) {

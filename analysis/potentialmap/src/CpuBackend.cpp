@@ -59,10 +59,18 @@ void addShiftedSegment(double* row, int i0, int i1, double x0, double hx, double
     });
 }
 
-/** Multilevel summation's short-range kernel 1/r - g_a(r) (MsmNumerics.h), a = cutoff. */
+/** Multilevel summation's short-range kernel 1/r - g_a(r) (MsmNumerics.h), a = cutoff, of the cubic scheme ... */
 __attribute__((target_clones("avx2,fma", "default")))
-void addMsmShortRangeSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double cutoff) {
-    addSegment(row, i0, i1, x0, hx, ax, dyz2, q, [=](double r2) { return Msm::shortRange(std::sqrt(r2), cutoff, COINCIDENCE_RADIUS); });
+void addMsmCubicShortRangeSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double cutoff) {
+    addSegment(row, i0, i1, x0, hx, ax, dyz2, q,
+               [=](double r2) { return Msm::shortRange(std::sqrt(r2), cutoff, COINCIDENCE_RADIUS, Msm::MSM_CUBIC); });
+}
+
+/** ... and of the quintic scheme (its C3 smoothing). */
+__attribute__((target_clones("avx2,fma", "default")))
+void addMsmQuinticShortRangeSegment(double* row, int i0, int i1, double x0, double hx, double ax, double dyz2, double q, double cutoff) {
+    addSegment(row, i0, i1, x0, hx, ax, dyz2, q,
+               [=](double r2) { return Msm::shortRange(std::sqrt(r2), cutoff, COINCIDENCE_RADIUS, Msm::MSM_QUINTIC); });
 }
 
 using SegmentAdder = void (*)(double*, int, int, double, double, double, double, double, double);
@@ -119,11 +127,13 @@ private:
         else {
             double spacing, msmCutoff;
             msmParameters(options, box != nullptr, spacing, msmCutoff);
-            sphereSum(positions, box, msmCutoff, addMsmShortRangeSegment, values);
+            const int order = options.msmOrder;
+            sphereSum(positions, box, msmCutoff, order == Msm::MSM_QUINTIC ? addMsmQuinticShortRangeSegment : addMsmCubicShortRangeSegment,
+                      values);
             if (box != nullptr)
-                addMsmLongRangePeriodic(lattice, positions, charges, *box, spacing, msmCutoff, threads, values);
+                addMsmLongRangePeriodic(lattice, positions, charges, *box, spacing, msmCutoff, order, threads, values);
             else
-                addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, threads, values);
+                addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, order, threads, values);
         }
         timings.clear();
         timings["map"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -18,8 +18,6 @@ namespace OpenMMNarumi::PotentialMap {
 
 namespace {
 
-/** The top level has at most this many points along each axis: its all-pairs sum stays small. */
-constexpr int TOP_LEVEL_POINTS = 12;
 
 /** A lattice of one level: point (i, j, k) at origin + (i, j, k) * spacing, values x fastest. */
 struct LevelGrid {
@@ -36,38 +34,55 @@ struct LevelGrid {
     }
 };
 
-/** The 4 x 4 x 4 stencil of a point: first index and weights per axis. */
+/** The (order + 1)^3 stencil of a point: first index and weights per axis. */
 struct Stencil {
+    int width;
     int first[3];
-    double weights[3][4];
+    double weights[3][6];
 
-    Stencil(const LevelGrid& grid, const double p[3]) {
+    Stencil(const LevelGrid& grid, const double p[3], int order) : width(order + 1) {
         for (int d = 0; d < 3; d++)
-            first[d] = Msm::stencilWeights((p[d] - grid.origin[d]) / grid.spacing, weights[d]);
+            first[d] = Msm::stencilWeights((p[d] - grid.origin[d]) / grid.spacing, weights[d], order);
     }
 };
 
-void anterpolate(LevelGrid& grid, const double* positions, const std::vector<double>& charges) {
+void anterpolate(LevelGrid& grid, const double* positions, const std::vector<double>& charges, int order) {
     for (size_t atom = 0; atom < charges.size(); atom++) {
         if (charges[atom] == 0)
             continue;
-        Stencil s(grid, positions + 3 * atom);
-        for (int c = 0; c < 4; c++)
-            for (int b = 0; b < 4; b++) {
+        Stencil s(grid, positions + 3 * atom, order);
+        for (int c = 0; c < s.width; c++)
+            for (int b = 0; b < s.width; b++) {
                 double wbc = charges[atom] * s.weights[1][b] * s.weights[2][c];
                 size_t row = grid.index(s.first[0], s.first[1] + b, s.first[2] + c);
-                for (int a = 0; a < 4; a++)
+                for (int a = 0; a < s.width; a++)
                     grid.values[row + a] += wbc * s.weights[0][a];
             }
     }
 }
 
+/** Points a coarse lattice starts before its fine lattice's origin, so that its basis covers the fine lattice. */
+int coarseMargin(int order) {
+    return (order + 1) / 2;
+}
+
 /**
- * Restriction (coarse point j gathers fine points i = 2 (j - 2) + k, k = -3..3, weights phi(k / 2)) or its
- * transpose, prolongation (toFine), along one axis: `from` to `to`, whose dims differ from from's along axis only.
+ * The top level has at most this many points along each axis, so that its all-pairs sum stays small.  Restriction
+ * maps n points to (n + 1) / 2 + 2 P (P the coarse margin), which shrinks only down to 4 P + 1: the bound must lie
+ * above that (12 for the cubic scheme, 16 for the quintic).
  */
-void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine) {
-    static const std::array<double, 7> weights = Msm::transferWeights();
+int topLevelPoints(int order) {
+    return 4 * coarseMargin(order) + 4;
+}
+
+/**
+ * Restriction (coarse point j gathers fine points i = 2 (j - P) + k, k = -order..order, weights phi(k / 2), P the
+ * coarse margin) or its transpose, prolongation (toFine), along one axis: `from` to `to`, whose dims differ from
+ * from's along axis only.
+ */
+void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine, int order) {
+    const std::array<double, 11> weights = Msm::transferWeights(order);
+    const int margin = coarseMargin(order);
     const LevelGrid& coarse = toFine ? from : to;
     const LevelGrid& fine = toFine ? to : from;
     const int numCoarse = coarse.dims[axis], numFine = fine.dims[axis];
@@ -79,28 +94,28 @@ void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine) {
                 int out[3] = {i, j, k};
                 double sum = 0;
                 if (toFine) {
-                    // fine point f receives from coarse m with f = 2 (m - 2) + t, t = -3..3
+                    // fine point f receives from coarse m with f = 2 (m - P) + t
                     int f = out[axis];
-                    for (int t = -3; t <= 3; t++) {
+                    for (int t = -order; t <= order; t++) {
                         if ((f - t) % 2 != 0)
                             continue;
-                        int m = (f - t) / 2 + 2;
+                        int m = (f - t) / 2 + margin;
                         if (m < 0 || m >= numCoarse)
                             continue;
                         int source[3] = {i, j, k};
                         source[axis] = m;
-                        sum += weights[t + 3] * from.values[from.index(source[0], source[1], source[2])];
+                        sum += weights[t + order] * from.values[from.index(source[0], source[1], source[2])];
                     }
                 }
                 else {
                     int m = out[axis];
-                    for (int t = -3; t <= 3; t++) {
-                        int f = 2 * (m - 2) + t;
+                    for (int t = -order; t <= order; t++) {
+                        int f = 2 * (m - margin) + t;
                         if (f < 0 || f >= numFine)
                             continue;
                         int source[3] = {i, j, k};
                         source[axis] = f;
-                        sum += weights[t + 3] * from.values[from.index(source[0], source[1], source[2])];
+                        sum += weights[t + order] * from.values[from.index(source[0], source[1], source[2])];
                     }
                 }
                 to.values[to.index(i, j, k)] = sum;
@@ -108,13 +123,13 @@ void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine) {
 }
 
 /** The three axes' transfers: restriction to `coarse` (whose geometry is set) or prolongation added into `fine`. */
-void transfer(const LevelGrid& from, LevelGrid& to, bool toFine) {
+void transfer(const LevelGrid& from, LevelGrid& to, bool toFine, int order) {
     LevelGrid current = from;
     for (int axis = 0; axis < 3; axis++) {
         LevelGrid next = current;
         next.dims[axis] = to.dims[axis];
         next.allocate();
-        transferAxis(current, next, axis, toFine);
+        transferAxis(current, next, axis, toFine, order);
         current = std::move(next);
     }
     if (toFine)
@@ -177,8 +192,9 @@ void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing)
 }
 
 void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
-                     double cutoff, int threads, double* values) {
-    // The finest lattice covers the atoms and the map points with two points to spare (the basis reaches 2 points).
+                     double cutoff, int order, int threads, double* values) {
+    const int margin = coarseMargin(order);
+    // The finest lattice covers the atoms and the map points with `margin` points to spare (the basis's reach).
     Vec3 low, high;
     for (int d = 0; d < 3; d++) {
         low[d] = map.origin[d];
@@ -192,20 +208,20 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
     std::vector<LevelGrid> q(1);
     q[0].spacing = spacing;
     for (int d = 0; d < 3; d++) {
-        q[0].origin[d] = low[d] - 2 * spacing;
-        q[0].dims[d] = (int) std::ceil((high[d] - q[0].origin[d]) / spacing) + 3;
+        q[0].origin[d] = low[d] - margin * spacing;
+        q[0].dims[d] = (int) std::ceil((high[d] - q[0].origin[d]) / spacing) + 2 * margin - 1;
     }
     checkMsmLatticeMemory(q[0].dims, spacing);
     q[0].allocate();
-    anterpolate(q[0], positions, charges);
-    while (*std::max_element(q.back().dims.begin(), q.back().dims.end()) > TOP_LEVEL_POINTS) {
+    anterpolate(q[0], positions, charges, order);
+    while (*std::max_element(q.back().dims.begin(), q.back().dims.end()) > topLevelPoints(order)) {
         LevelGrid coarse;
         coarse.spacing = 2 * q.back().spacing;
         for (int d = 0; d < 3; d++) {
-            coarse.origin[d] = q.back().origin[d] - 2 * coarse.spacing;
-            coarse.dims[d] = (q.back().dims[d] + 1) / 2 + 4;
+            coarse.origin[d] = q.back().origin[d] - margin * coarse.spacing;
+            coarse.dims[d] = (q.back().dims[d] + 1) / 2 + 2 * margin;
         }
-        transfer(q.back(), coarse, false);
+        transfer(q.back(), coarse, false, order);
         q.push_back(std::move(coarse));
     }
     const int levels = (int) q.size();
@@ -218,15 +234,16 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
         if (level < levels - 1) {
             int reach = (int) std::ceil(2 * scale / q[level].spacing);
             latticeSum(q[level], e[level], {reach, reach, reach},
-                       [&](double r) { return r < 2 * scale ? Msm::smoothed(r, scale) - Msm::smoothed(r, 2 * scale) : 0.0; }, threads);
+                       [&](double r) { return r < 2 * scale ? Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order) : 0.0; },
+                       threads);
         }
         else {
             std::array<int, 3> all = {q[level].dims[0] - 1, q[level].dims[1] - 1, q[level].dims[2] - 1};
-            latticeSum(q[level], e[level], all, [&](double r) { return Msm::smoothed(r, scale); }, threads);
+            latticeSum(q[level], e[level], all, [&](double r) { return Msm::smoothed(r, scale, order); }, threads);
         }
     }
     for (int level = levels - 1; level > 0; level--)
-        transfer(e[level], e[level - 1], true);
+        transfer(e[level], e[level - 1], true, order);
     // Interpolation to the map's points.
     const LevelGrid& finest = e[0];
     const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
@@ -234,13 +251,13 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
         int j = (int) (row % ny), k = (int) (row / ny);
         for (int i = 0; i < nx; i++) {
             double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
-            Stencil s(finest, p);
+            Stencil s(finest, p, order);
             double sum = 0;
-            for (int c = 0; c < 4; c++)
-                for (int b = 0; b < 4; b++) {
+            for (int c = 0; c < s.width; c++)
+                for (int b = 0; b < s.width; b++) {
                     const double* line = &finest.values[finest.index(s.first[0], s.first[1] + b, s.first[2] + c)];
                     double partial = 0;
-                    for (int a = 0; a < 4; a++)
+                    for (int a = 0; a < s.width; a++)
                         partial += s.weights[0][a] * line[a];
                     sum += s.weights[1][b] * s.weights[2][c] * partial;
                 }

@@ -88,14 +88,15 @@ struct PeriodicGrid {
     }
 };
 
-/** The 4 x 4 x 4 stencil of a point at fractional coordinates f (any value: indices are wrapped). */
+/** The (order + 1)^3 stencil of a point at fractional coordinates f (any value: indices are wrapped). */
 struct PeriodicStencil {
+    int width;
     int first[3];
-    double weights[3][4];
-    PeriodicStencil(const PeriodicGrid& grid, const double f[3]) {
+    double weights[3][6];
+    PeriodicStencil(const PeriodicGrid& grid, const double f[3], int order) : width(order + 1) {
         for (int d = 0; d < 3; d++) {
             double s = (f[d] - std::floor(f[d])) * grid.n[d];
-            first[d] = Msm::stencilWeights(s, weights[d]);
+            first[d] = Msm::stencilWeights(s, weights[d], order);
         }
     }
 };
@@ -157,9 +158,9 @@ PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threa
     return e;
 }
 
-/** Restriction: coarse j = sum_k phi(k / 2) fine[2 j + k], k = -3..3, along each axis, indices wrapped. */
-PeriodicGrid restrict(const PeriodicGrid& fine) {
-    static const std::array<double, 7> weights = Msm::transferWeights();
+/** Restriction: coarse j = sum_k phi(k / 2) fine[2 j + k], k = -order..order, along each axis, indices wrapped. */
+PeriodicGrid restrict(const PeriodicGrid& fine, int order) {
+    const std::array<double, 11> weights = Msm::transferWeights(order);
     PeriodicGrid current = fine;
     for (int axis = 0; axis < 3; axis++) {
         PeriodicGrid next;
@@ -171,10 +172,10 @@ PeriodicGrid restrict(const PeriodicGrid& fine) {
                 for (int i = 0; i < next.n[0]; i++) {
                     int at[3] = {i, j, k};
                     double sum = 0;
-                    for (int t = -3; t <= 3; t++) {
+                    for (int t = -order; t <= order; t++) {
                         int source[3] = {i, j, k};
                         source[axis] = 2 * at[axis] + t;
-                        sum += weights[t + 3] * current.values[current.wrappedIndex(source[0], source[1], source[2])];
+                        sum += weights[t + order] * current.values[current.wrappedIndex(source[0], source[1], source[2])];
                     }
                     next.values[next.index(i, j, k)] = sum;
                 }
@@ -184,8 +185,8 @@ PeriodicGrid restrict(const PeriodicGrid& fine) {
 }
 
 /** Prolongation, the transpose of restriction, added into fine. */
-void prolongInto(const PeriodicGrid& coarse, PeriodicGrid& fine) {
-    static const std::array<double, 7> weights = Msm::transferWeights();
+void prolongInto(const PeriodicGrid& coarse, PeriodicGrid& fine, int order) {
+    const std::array<double, 11> weights = Msm::transferWeights(order);
     PeriodicGrid current = coarse;
     for (int axis = 0; axis < 3; axis++) {
         PeriodicGrid next;
@@ -197,10 +198,10 @@ void prolongInto(const PeriodicGrid& coarse, PeriodicGrid& fine) {
                 for (int i = 0; i < current.n[0]; i++) {
                     int at[3] = {i, j, k};
                     double value = current.values[current.index(i, j, k)];
-                    for (int t = -3; t <= 3; t++) {
+                    for (int t = -order; t <= order; t++) {
                         int target[3] = {i, j, k};
                         target[axis] = 2 * at[axis] + t;
-                        next.values[next.wrappedIndex(target[0], target[1], target[2])] += weights[t + 3] * value;
+                        next.values[next.wrappedIndex(target[0], target[1], target[2])] += weights[t + order] * value;
                     }
                 }
         current = std::move(next);
@@ -252,7 +253,7 @@ double unitEwald(const double p[3], const Cell& cell) {
 } // namespace
 
 void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
-                             const PeriodicBox& box, double spacing, double cutoff, int threads, double* values) {
+                             const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values) {
     Cell cell(box);
     double lengths[3];
     for (int d = 0; d < 3; d++)
@@ -271,27 +272,28 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
             continue;
         double f[3];
         cell.fractional(positions + 3 * atom, f);
-        PeriodicStencil s(q[0], f);
-        for (int c = 0; c < 4; c++)
-            for (int b = 0; b < 4; b++)
-                for (int a = 0; a < 4; a++)
+        PeriodicStencil s(q[0], f, order);
+        for (int c = 0; c < s.width; c++)
+            for (int b = 0; b < s.width; b++)
+                for (int a = 0; a < s.width; a++)
                     q[0].values[q[0].wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)] +=
                         charges[atom] * s.weights[0][a] * s.weights[1][b] * s.weights[2][c];
     }
     for (int level = 1; level < levels; level++)
-        q.push_back(restrict(q.back()));
+        q.push_back(restrict(q.back(), order));
     std::vector<PeriodicGrid> e(levels);
     for (int level = 0; level < levels; level++) {
         const double scale = std::ldexp(cutoff, level);  // 2^l a
         if (level < levels - 1) {
             PeriodicGrid K = periodicKernel(q[level].n, cell, 2 * scale,
-                                            [&](double r) { return Msm::smoothed(r, scale) - Msm::smoothed(r, 2 * scale); }, threads);
+                                            [&](double r) { return Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order); },
+                                            threads);
             e[level] = circularSum(q[level], K, threads);
         }
         else {
             // g = 1/r - s with s = 1/r - g_scale zero beyond scale: Ewald of 1/r minus s over the images, g(0) at home.
             PeriodicGrid K = periodicKernel(q[level].n, cell, scale,
-                                            [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale) : 0.0; }, threads);
+                                            [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale, order) : 0.0; }, threads);
             const std::array<int, 3>& n = q[level].n;
             for (int k = 0; k < n[2]; k++)
                 for (int j = 0; j < n[1]; j++)
@@ -301,12 +303,12 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
                         double& entry = K.values[K.index(i, j, k)];
                         entry = unitEwald(p, cell) - entry;
                     }
-            K.values[0] += Msm::smoothed(0.0, scale);
+            K.values[0] += Msm::smoothed(0.0, scale, order);
             e[level] = circularSum(q[level], K, threads);
         }
     }
     for (int level = levels - 1; level > 0; level--)
-        prolongInto(e[level], e[level - 1]);
+        prolongInto(e[level], e[level - 1], order);
     const PeriodicGrid& finest = e[0];
     const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
     Common::parallelFor((long) ny * nz, threads, [&](long row, int) {
@@ -315,11 +317,11 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
             double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
             double f[3];
             cell.fractional(p, f);
-            PeriodicStencil s(finest, f);
+            PeriodicStencil s(finest, f, order);
             double sum = 0;
-            for (int c = 0; c < 4; c++)
-                for (int b = 0; b < 4; b++)
-                    for (int a = 0; a < 4; a++)
+            for (int c = 0; c < s.width; c++)
+                for (int b = 0; b < s.width; b++)
+                    for (int a = 0; a < s.width; a++)
                         sum += s.weights[0][a] * s.weights[1][b] * s.weights[2][c] *
                                finest.values[finest.wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)];
             values[(size_t) row * nx + i] += ONE_4PI_EPS0 * sum;

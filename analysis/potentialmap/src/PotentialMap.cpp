@@ -146,9 +146,12 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
         options_.directSoftwareRsqrt != 4 && options_.directSoftwareRsqrt != 6)
         fail("directSoftwareRsqrt must be -1 (default), 0, 2, 4 or 6; got " + std::to_string(options_.directSoftwareRsqrt));
     if (options_.method == Method::Msm) {
-        if (!(options_.msmAccuracy >= Msm::FINEST_PRESET_ACCURACY && options_.msmAccuracy < 1))
-            fail("msmAccuracy must be a relative RMS error from " + str(Msm::FINEST_PRESET_ACCURACY) + " to 1, got " +
-                 str(options_.msmAccuracy) + " (finer: set msmSpacing and msmCutoff)");
+        if (options_.msmOrder != Msm::MSM_CUBIC && options_.msmOrder != Msm::MSM_QUINTIC)
+            fail("msmOrder must be 3 (cubic) or 5 (quintic), got " + std::to_string(options_.msmOrder));
+        const double finest = Msm::finestPresetAccuracy(options_.msmOrder, false);
+        if (!(options_.msmAccuracy >= finest && options_.msmAccuracy < 1))
+            fail("msmAccuracy must be a relative RMS error from " + str(finest) + " to 1 for msmOrder " +
+                 std::to_string(options_.msmOrder) + ", got " + str(options_.msmAccuracy) + " (finer: set msmSpacing and msmCutoff)");
         if (!(options_.msmSpacing >= 0 && std::isfinite(options_.msmSpacing)))
             fail("msmSpacing must be a positive length in nm (0: from msmAccuracy), got " + str(options_.msmSpacing));
         if (!(options_.msmCutoff >= 0 && std::isfinite(options_.msmCutoff)))
@@ -190,10 +193,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
 PotentialMapEngine::~PotentialMapEngine() = default;
 
 void msmParameters(const Options& options, bool periodic, double& spacing, double& cutoff) {
-    if (periodic)
-        Msm::periodicParametersForAccuracy(options.msmAccuracy, spacing, cutoff);
-    else
-        Msm::parametersForAccuracy(options.msmAccuracy, spacing, cutoff);
+    Msm::parametersForAccuracy(options.msmAccuracy, options.msmOrder, periodic, spacing, cutoff);
     if (options.msmSpacing > 0)
         spacing = options.msmSpacing;
     if (options.msmCutoff > 0)
@@ -228,9 +228,10 @@ void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBo
     double reach = options_.cutoff;
     const char* what = "the cutoff ";
     if (options_.method == Method::Msm) {
-        if (options_.msmSpacing == 0 && options_.msmAccuracy < Msm::FINEST_PERIODIC_PRESET_ACCURACY)
-            fail("msmAccuracy " + str(options_.msmAccuracy) + " is finer than the periodic presets reach (" +
-                 str(Msm::FINEST_PERIODIC_PRESET_ACCURACY) + "); set msmSpacing and msmCutoff");
+        const double finest = Msm::finestPresetAccuracy(options_.msmOrder, true);
+        if (options_.msmSpacing == 0 && options_.msmAccuracy < finest)
+            fail("msmAccuracy " + str(options_.msmAccuracy) + " is finer than the periodic presets of msmOrder " +
+                 std::to_string(options_.msmOrder) + " reach (" + str(finest) + "); set msmSpacing and msmCutoff");
         double spacing;
         msmParameters(options_, true, spacing, reach);
         what = "the msm short-range cutoff ";

@@ -148,23 +148,25 @@ System dipoleCloud(int numPairs, double edge, unsigned seed) {
 
 /**
  * Multilevel summation against the double-precision direct sum (MapTestSystems.h's brute force): relative RMS error
- * within the accuracy asked for (1e-3, 1e-4 and the finest preset, 5e-5), on a lattice larger than the MSM's top
- * level (several levels), with a net charge; far better than the cutoff method's at the same cutoff.
+ * within the accuracy asked for (1e-3, 1e-4 and each scheme's finest preset), cubic and quintic, on a lattice larger
+ * than the MSM's top level (several levels), with a net charge; far better than the cutoff method's at the same cutoff.
  */
 TEST(PotentialMapMsm, MatchesTheDirectSumWithinTheAccuracyAskedFor) {
     System system = dipoleCloud(1500, 6.0, 31);
     Lattice lattice = makeLattice({-0.5, -0.4, -0.3}, {0.23, 0.21, 0.25}, {31, 32, 29});
     std::vector<double> reference = bruteForce(lattice, system, Method::Direct, 0, nullptr);
-    for (double accuracy : {1e-3, 1e-4, 5e-5}) {
-        Options options;
-        options.method = Method::Msm;
-        options.msmAccuracy = accuracy;
-        options.backend = Backend::Cpu;
-        double error = relativeRms(computeMap(lattice, system, options, nullptr), reference);
-        std::printf("[ measure  ] MSM, accuracy %g: relative RMS error %.3g\n", accuracy, error);
-        EXPECT_LT(error, accuracy);
-        EXPECT_GT(error, 0.0);
-    }
+    for (int order : {3, 5})
+        for (double accuracy : {1e-3, 1e-4, order == 3 ? 5e-5 : 3e-5}) {
+            Options options;
+            options.method = Method::Msm;
+            options.msmOrder = order;
+            options.msmAccuracy = accuracy;
+            options.backend = Backend::Cpu;
+            double error = relativeRms(computeMap(lattice, system, options, nullptr), reference);
+            std::printf("[ measure  ] MSM order %d, accuracy %g: relative RMS error %.3g\n", order, accuracy, error);
+            EXPECT_LT(error, accuracy) << "order " << order;
+            EXPECT_GT(error, 0.0);
+        }
     Options cutoff;
     cutoff.method = Method::Cutoff;
     cutoff.cutoff = 1.2;
@@ -198,6 +200,9 @@ TEST(PotentialMapMsm, BadSettingsAreNamed) {
     options = Options();
     options.backend = Backend::Cuda;
     expectError(options, "CPU backend only");
+    options = Options();
+    options.msmOrder = 4;
+    expectError(options, "msmOrder");
     // Lattices beyond this machine's memory: an error naming their size, before any work.
     Options huge;
     huge.method = Method::Msm;

@@ -26,6 +26,8 @@ def _parseArguments(argv):
                         help="cutoff (default), direct (every atom) or msm (the direct sum by multilevel summation)")
     parser.add_argument("--msm-accuracy", type=float, default=1e-3,
                         help="relative RMS error that --method msm aims at (default 1e-3; 1e-4 is finer and slower)")
+    parser.add_argument("--msm-order", type=int, choices=[3, 5], default=5,
+                        help="interpolation of --method msm: 5 quintic (default) or 3 cubic")
     parser.add_argument("--cutoff", type=float, default=1.2, help="cutoff in nm for --method cutoff (default 1.2)")
     parser.add_argument("--margin", type=float, default=0.5,
                         help="margin around the atoms in nm for non-periodic maps (default 0.5)")
@@ -59,11 +61,13 @@ def main(argv=None):
             result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
                                                 args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,
                                                 args.backend, progress=not args.quiet, cudaDevice=args.cuda_device,
-                                                msmAccuracy=args.msm_accuracy)
+                                                msmAccuracy=args.msm_accuracy,
+                                               msmOrder=args.msm_order)
         else:
             result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None,
                                                args.margin, periodic, args.accumulation, args.backend,
-                                               cudaDevice=args.cuda_device, msmAccuracy=args.msm_accuracy)
+                                               cudaDevice=args.cuda_device, msmAccuracy=args.msm_accuracy,
+                                               msmOrder=args.msm_order)
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

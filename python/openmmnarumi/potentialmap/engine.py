@@ -66,21 +66,23 @@ def makeLattice(spacing, region=None, positions=None, boxVectors=None, margin=0.
     return lo, np.full(3, h), dims
 
 
-def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice=0, msmAccuracy=1e-3):
+def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The compiled engine for a lattice (origin, spacing[3], dims[3]) and charges (e); cutoff in nm; msmAccuracy:
-    the relative RMS error that method 'msm' aims at (its lattice spacing and cutoff follow from it)."""
+    the relative RMS error that method 'msm' aims at (its lattice spacing and cutoff follow from it); msmOrder: its
+    interpolation, 5 (quintic, default) or 3 (cubic)."""
     origin, spacings, dims = lattice
     return _potentialmap.Engine(np.asarray(origin, float), np.asarray(spacings, float), [int(d) for d in dims], charges,
                                 method=method, cutoff=cutoff, accumulation=accumulation, backend=backend,
-                                cudaDevice=cudaDevice, msmAccuracy=float(msmAccuracy))
+                                cudaDevice=cudaDevice, msmAccuracy=float(msmAccuracy), msmOrder=int(msmOrder))
 
 
 def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.5, method="cutoff", cutoff=1.2,
                         boxVectors=None, accumulation="compensated", backend="auto", lattice=None, cudaDevice=0,
-                        msmAccuracy=1e-3):
+                        msmAccuracy=1e-3, msmOrder=5):
     """One structure's map.  positions (n, 3) nm, charges (n,) e; boxVectors makes the cutoff method periodic.
     method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation on the CPU, within
-    msmAccuracy relative RMS error; with boxVectors the Ewald potential, neutralizing background included).
+    msmAccuracy relative RMS error, msmOrder 5 (quintic) or 3 (cubic) interpolation; with boxVectors the Ewald
+    potential, neutralizing background included).
 
     lattice=(origin, spacing[3], dims[3]) overrides spacing/region/margin; cudaDevice: the GPU of the CUDA backend.
     Returns a PotentialMap (kJ/mol/e).
@@ -93,6 +95,6 @@ def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.
     if lattice is None:
         lattice = makeLattice(spacing, region, points, box, margin)
     cutoff = float(stripUnit(cutoff, "nanometer"))
-    engine = createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice, msmAccuracy)
+    engine = createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice, msmAccuracy, msmOrder)
     values = engine.compute(points, box)
     return PotentialMap._fromEngineArray(values, engine, method=method, cutoff=cutoff if method == "cutoff" else None)

@@ -30,7 +30,7 @@ def _systemFromStructure(pdb, forcefieldFiles, addHydrogens):
 
 def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.05, method="cutoff", cutoff=1.2,
                               region=None, margin=0.5, periodic=None, accumulation="compensated", backend="auto",
-                              addHydrogens=True, cudaDevice=0, msmAccuracy=1e-3):
+                              addHydrogens=True, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The map of one structure: a PDB with force-field charges, or a PQR file with its own charges.  Lengths in nm
     (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff' or 'msm'."""
     import openmm.app as app
@@ -48,13 +48,13 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
         raise ValueError(f"{pdbFile} has no periodic box (CRYST1); use periodic=False")
     return computePotentialMap(positions, charges, spacing, region, margin, method, cutoff,
                                box if usePeriodic else None, accumulation, backend, cudaDevice=cudaDevice,
-                               msmAccuracy=msmAccuracy)
+                               msmAccuracy=msmAccuracy, msmOrder=msmOrder)
 
 
 def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.05,
                                method="cutoff", cutoff=1.2, region=None, margin=0.5, periodic=None, stride=1,
                                accumulation="compensated", backend="auto", progress=True, chunk=100, cudaDevice=0,
-                               msmAccuracy=1e-3):
+                               msmAccuracy=1e-3, msmOrder=5):
     """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB."""
     mdtraj = importMdtraj("potentialMapFromTrajectory (narumi-map --trajectory)")
     import openmm.app as app
@@ -80,7 +80,7 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                         raise ValueError(f"{trajectoryFile} has no unit cell; use periodic=False")
                     lattice = makeLattice(spacing, region, positions, box if usePeriodic else None, margin)
                     engine = createEngine(lattice, charges, method, nanometers(cutoff), accumulation, backend,
-                                          cudaDevice, msmAccuracy)
+                                          cudaDevice, msmAccuracy, msmOrder)
                 engine.accumulate(positions, reducedBox(box) if usePeriodic else None)
                 frames.update(1)
     finally:
