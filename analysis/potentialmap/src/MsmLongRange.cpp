@@ -4,6 +4,7 @@
  * z planes shared out among threads instead of the prototype's FFT.
  */
 
+#include "MsmGrid.h"
 #include "MsmLongRange.h"
 #include "MsmNumerics.h"
 #include "NarumiCommon/ThreadPool.h"
@@ -19,19 +20,10 @@ namespace OpenMMNarumi::PotentialMap {
 namespace {
 
 
-/** A lattice of one level: point (i, j, k) at origin + (i, j, k) * spacing, values x fastest. */
-struct LevelGrid {
+/** A lattice of one level: point (i, j, k) at origin + (i, j, k) * spacing. */
+struct LevelGrid : MsmGrid {
     Vec3 origin{};
     double spacing = 0;
-    std::array<int, 3> dims{};
-    std::vector<double> values;
-
-    void allocate() {
-        values.assign((size_t) dims[0] * dims[1] * dims[2], 0.0);
-    }
-    size_t index(int i, int j, int k) const {
-        return (size_t) i + (size_t) dims[0] * ((size_t) j + (size_t) dims[1] * k);
-    }
 };
 
 /** The (order + 1)^3 stencil of a point: first index and weights per axis. */
@@ -246,23 +238,18 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
         transfer(e[level], e[level - 1], true, order);
     // Interpolation to the map's points.
     const LevelGrid& finest = e[0];
-    const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
-    Common::parallelFor((long) ny * nz, threads, [&](long row, int) {
-        int j = (int) (row % ny), k = (int) (row / ny);
-        for (int i = 0; i < nx; i++) {
-            double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
-            Stencil s(finest, p, order);
-            double sum = 0;
-            for (int c = 0; c < s.width; c++)
-                for (int b = 0; b < s.width; b++) {
-                    const double* line = &finest.values[finest.index(s.first[0], s.first[1] + b, s.first[2] + c)];
-                    double partial = 0;
-                    for (int a = 0; a < s.width; a++)
-                        partial += s.weights[0][a] * line[a];
-                    sum += s.weights[1][b] * s.weights[2][c] * partial;
-                }
-            values[(size_t) row * nx + i] += ONE_4PI_EPS0 * sum;
-        }
+    forEachMapPoint(map, threads, [&](const double p[3], size_t index) {
+        Stencil s(finest, p, order);
+        double sum = 0;
+        for (int c = 0; c < s.width; c++)
+            for (int b = 0; b < s.width; b++) {
+                const double* line = &finest.values[finest.index(s.first[0], s.first[1] + b, s.first[2] + c)];
+                double partial = 0;
+                for (int a = 0; a < s.width; a++)
+                    partial += s.weights[0][a] * line[a];
+                sum += s.weights[1][b] * s.weights[2][c] * partial;
+            }
+        values[index] += ONE_4PI_EPS0 * sum;
     });
 }
 

@@ -8,6 +8,7 @@
  * lattice point's own charge.
  */
 
+#include "MsmGrid.h"
 #include "MsmLongRange.h"
 #include "MsmNumerics.h"
 #include "NarumiCommon/ThreadPool.h"
@@ -71,22 +72,8 @@ std::vector<std::array<double, 3> > imageShifts(const Cell& cell, double reach) 
     return shifts;
 }
 
-/** A periodic lattice of n[0] x n[1] x n[2] points along the cell vectors, values x fastest. */
-struct PeriodicGrid {
-    std::array<int, 3> n{};
-    std::vector<double> values;
-
-    void allocate() {
-        values.assign((size_t) n[0] * n[1] * n[2], 0.0);
-    }
-    size_t index(int i, int j, int k) const {
-        return (size_t) i + (size_t) n[0] * ((size_t) j + (size_t) n[1] * k);
-    }
-    size_t wrappedIndex(int i, int j, int k) const {
-        auto wrap = [](int v, int size) { return ((v % size) + size) % size; };
-        return index(wrap(i, n[0]), wrap(j, n[1]), wrap(k, n[2]));
-    }
-};
+/** A periodic lattice: dims points along each cell vector (fractional coordinate i / dims[0], ...). */
+using PeriodicGrid = MsmGrid;
 
 /** The (order + 1)^3 stencil of a point at fractional coordinates f (any value: indices are wrapped). */
 struct PeriodicStencil {
@@ -95,7 +82,7 @@ struct PeriodicStencil {
     double weights[3][6];
     PeriodicStencil(const PeriodicGrid& grid, const double f[3], int order) : width(order + 1) {
         for (int d = 0; d < 3; d++) {
-            double s = (f[d] - std::floor(f[d])) * grid.n[d];
+            double s = (f[d] - std::floor(f[d])) * grid.dims[d];
             first[d] = Msm::stencilWeights(s, weights[d], order);
         }
     }
@@ -105,7 +92,7 @@ struct PeriodicStencil {
 template <class Kernel>
 PeriodicGrid periodicKernel(const std::array<int, 3>& n, const Cell& cell, double reach, const Kernel& kernel, int threads) {
     PeriodicGrid K;
-    K.n = n;
+    K.dims = n;
     K.allocate();
     std::vector<std::array<double, 3> > shifts = imageShifts(cell, reach);
     Common::parallelFor(n[2], threads, [&](long task, int) {
@@ -134,21 +121,21 @@ PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threa
         double weight;
     };
     std::vector<Entry> entries;
-    for (int k = 0; k < K.n[2]; k++)
-        for (int j = 0; j < K.n[1]; j++)
-            for (int i = 0; i < K.n[0]; i++) {
+    for (int k = 0; k < K.dims[2]; k++)
+        for (int j = 0; j < K.dims[1]; j++)
+            for (int i = 0; i < K.dims[0]; i++) {
                 double w = K.values[K.index(i, j, k)];
                 if (w != 0)
                     entries.push_back({i, j, k, w});
             }
     PeriodicGrid e;
-    e.n = q.n;
+    e.dims = q.dims;
     e.allocate();
     // e[m] = sum_d K[d] q[m - d]; K is even (K[-d] = K[d]), so q[m + d] serves as well.
-    Common::parallelFor(q.n[2], threads, [&](long task, int) {
+    Common::parallelFor(q.dims[2], threads, [&](long task, int) {
         int k = (int) task;
-        for (int j = 0; j < q.n[1]; j++)
-            for (int i = 0; i < q.n[0]; i++) {
+        for (int j = 0; j < q.dims[1]; j++)
+            for (int i = 0; i < q.dims[0]; i++) {
                 double sum = 0;
                 for (const Entry& entry : entries)
                     sum += entry.weight * q.values[q.wrappedIndex(i + entry.di, j + entry.dj, k + entry.dk)];
@@ -164,12 +151,12 @@ PeriodicGrid restrict(const PeriodicGrid& fine, int order) {
     PeriodicGrid current = fine;
     for (int axis = 0; axis < 3; axis++) {
         PeriodicGrid next;
-        next.n = current.n;
-        next.n[axis] /= 2;
+        next.dims = current.dims;
+        next.dims[axis] /= 2;
         next.allocate();
-        for (int k = 0; k < next.n[2]; k++)
-            for (int j = 0; j < next.n[1]; j++)
-                for (int i = 0; i < next.n[0]; i++) {
+        for (int k = 0; k < next.dims[2]; k++)
+            for (int j = 0; j < next.dims[1]; j++)
+                for (int i = 0; i < next.dims[0]; i++) {
                     int at[3] = {i, j, k};
                     double sum = 0;
                     for (int t = -order; t <= order; t++) {
@@ -190,12 +177,12 @@ void prolongInto(const PeriodicGrid& coarse, PeriodicGrid& fine, int order) {
     PeriodicGrid current = coarse;
     for (int axis = 0; axis < 3; axis++) {
         PeriodicGrid next;
-        next.n = current.n;
-        next.n[axis] *= 2;
+        next.dims = current.dims;
+        next.dims[axis] *= 2;
         next.allocate();
-        for (int k = 0; k < current.n[2]; k++)
-            for (int j = 0; j < current.n[1]; j++)
-                for (int i = 0; i < current.n[0]; i++) {
+        for (int k = 0; k < current.dims[2]; k++)
+            for (int j = 0; j < current.dims[1]; j++)
+                for (int i = 0; i < current.dims[0]; i++) {
                     int at[3] = {i, j, k};
                     double value = current.values[current.index(i, j, k)];
                     for (int t = -order; t <= order; t++) {
@@ -264,8 +251,8 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
         levels++;
     std::vector<PeriodicGrid> q(1);
     for (int d = 0; d < 3; d++)
-        q[0].n[d] = pointsAtTop(d, levels) << (levels - 1);
-    checkMsmLatticeMemory(q[0].n, spacing);
+        q[0].dims[d] = pointsAtTop(d, levels) << (levels - 1);
+    checkMsmLatticeMemory(q[0].dims, spacing);
     q[0].allocate();
     for (size_t atom = 0; atom < charges.size(); atom++) {
         if (charges[atom] == 0)
@@ -285,16 +272,16 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     for (int level = 0; level < levels; level++) {
         const double scale = std::ldexp(cutoff, level);  // 2^l a
         if (level < levels - 1) {
-            PeriodicGrid K = periodicKernel(q[level].n, cell, 2 * scale,
+            PeriodicGrid K = periodicKernel(q[level].dims, cell, 2 * scale,
                                             [&](double r) { return Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order); },
                                             threads);
             e[level] = circularSum(q[level], K, threads);
         }
         else {
             // g = 1/r - s with s = 1/r - g_scale zero beyond scale: Ewald of 1/r minus s over the images, g(0) at home.
-            PeriodicGrid K = periodicKernel(q[level].n, cell, scale,
+            PeriodicGrid K = periodicKernel(q[level].dims, cell, scale,
                                             [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale, order) : 0.0; }, threads);
-            const std::array<int, 3>& n = q[level].n;
+            const std::array<int, 3>& n = q[level].dims;
             for (int k = 0; k < n[2]; k++)
                 for (int j = 0; j < n[1]; j++)
                     for (int i = 0; i < n[0]; i++) {
@@ -310,22 +297,17 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     for (int level = levels - 1; level > 0; level--)
         prolongInto(e[level], e[level - 1], order);
     const PeriodicGrid& finest = e[0];
-    const int nx = map.dims[0], ny = map.dims[1], nz = map.dims[2];
-    Common::parallelFor((long) ny * nz, threads, [&](long row, int) {
-        int j = (int) (row % ny), k = (int) (row / ny);
-        for (int i = 0; i < nx; i++) {
-            double p[3] = {map.origin[0] + i * map.spacing[0], map.origin[1] + j * map.spacing[1], map.origin[2] + k * map.spacing[2]};
-            double f[3];
-            cell.fractional(p, f);
-            PeriodicStencil s(finest, f, order);
-            double sum = 0;
-            for (int c = 0; c < s.width; c++)
-                for (int b = 0; b < s.width; b++)
-                    for (int a = 0; a < s.width; a++)
-                        sum += s.weights[0][a] * s.weights[1][b] * s.weights[2][c] *
-                               finest.values[finest.wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)];
-            values[(size_t) row * nx + i] += ONE_4PI_EPS0 * sum;
-        }
+    forEachMapPoint(map, threads, [&](const double p[3], size_t index) {
+        double f[3];
+        cell.fractional(p, f);
+        PeriodicStencil s(finest, f, order);
+        double sum = 0;
+        for (int c = 0; c < s.width; c++)
+            for (int b = 0; b < s.width; b++)
+                for (int a = 0; a < s.width; a++)
+                    sum += s.weights[0][a] * s.weights[1][b] * s.weights[2][c] *
+                           finest.values[finest.wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)];
+        values[index] += ONE_4PI_EPS0 * sum;
     });
 }
 
