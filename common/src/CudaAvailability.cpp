@@ -1,4 +1,4 @@
-/** cudaDeviceCount, checkCudaDevice and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
+/** cudaDeviceCount, checkCudaDevice, resolveCudaDevices and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
  *  the same file. */
 
 #include "NarumiCommon/CudaAvailability.h"
@@ -27,6 +27,16 @@ void checkCudaDevice(int device) {
     if (device < 0 || device >= count)
         throw std::invalid_argument("cudaDevice = " + std::to_string(device) + " does not exist (" +
                                     std::to_string(count) + " CUDA devices)");
+}
+
+void resolveCudaDevices(int& device, std::vector<int>& devices) {
+    for (int listed : devices)
+        if (listed < 0)
+            throw std::invalid_argument("cudaDevices lists " + std::to_string(listed) + ", which is not a device number (0 or more)");
+    if (devices.size() == 1) {
+        device = devices[0];
+        devices.clear();
+    }
 }
 
 void throwCudaUnavailable(const std::string& requester) {

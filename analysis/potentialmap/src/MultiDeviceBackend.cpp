@@ -29,7 +29,7 @@ public:
             Options onDevice = options;
             onDevice.cudaDevice = options.cudaDevices[d];
             onDevice.cudaDevices.clear();
-            slabs.push_back({create(slab, charges, onDevice), firstPlane * pointsPerPlane, slab.numPoints()});
+            slabs.push_back({create(slab, charges, onDevice), firstPlane * pointsPerPlane});
         }
     }
 
@@ -65,7 +65,7 @@ public:
 private:
     struct Slab {
         std::unique_ptr<MapBackend> backend;
-        size_t offset, numPoints;   // where the slab's points start in the map, and how many
+        size_t offset;   // where the slab's points start in the map
     };
     template <class Work>
     void eachSlab(const Work& work) {

@@ -167,13 +167,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
         fail("cpuThreads must be >= 0, got " + std::to_string(options_.cpuThreads));
     if (charges_.size() > (size_t) std::numeric_limits<int>::max() / 64)
         fail("too many atoms: " + std::to_string(charges_.size()));
-    for (int device : options_.cudaDevices)
-        if (device < 0)
-            fail("cudaDevices lists " + std::to_string(device) + ", which is not a device number (0 or more)");
-    if (options_.cudaDevices.size() == 1) {  // one device listed: the one-device engine on it
-        options_.cudaDevice = options_.cudaDevices[0];
-        options_.cudaDevices.clear();
-    }
+    Common::resolveCudaDevices(options_.cudaDevice, options_.cudaDevices);
     // CPU when asked for (or Auto without a CUDA device), otherwise CUDA, or common/'s "no CUDA" error.
     const bool cudaPresent = cudaAvailable();
     if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && (!cudaPresent || options_.method == Method::Msm)))

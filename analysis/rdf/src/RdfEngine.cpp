@@ -1,4 +1,5 @@
 #include "RdfEngine.h"
+#include "NarumiCommon/CudaAvailability.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -78,19 +79,13 @@ RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const 
         throw std::invalid_argument(message("rMax = ", settings.rMax, " must be finite and larger than rMin = ", settings.rMin));
     if (settings.cpuThreads < 0)
         throw std::invalid_argument(message("cpuThreads = ", settings.cpuThreads, " is negative"));
-    for (int device : settings.cudaDevices)
-        if (device < 0)
-            throw std::invalid_argument(message("cudaDevices lists ", device, ", which is not a device number (0 or more)"));
     if (!exclusionGroups.empty() && (int) exclusionGroups.size() != numAtoms)
         throw std::invalid_argument(message("exclusionGroups has ", exclusionGroups.size(), " entries for ", numAtoms, " atoms"));
 
     RdfProblem p;
     p.numAtoms = numAtoms;
     p.settings = settings;
-    if (p.settings.cudaDevices.size() == 1) {  // one device listed: the one-device engine on it
-        p.settings.cudaDevice = p.settings.cudaDevices[0];
-        p.settings.cudaDevices.clear();
-    }
+    Common::resolveCudaDevices(p.settings.cudaDevice, p.settings.cudaDevices);
     p.selectionA = validatedSelection(selection1, numAtoms, "selection1");
     p.sameSelection = selection2 == nullptr;
     if (!p.sameSelection)

@@ -8,6 +8,7 @@
  */
 
 #include <string>
+#include <vector>
 
 // Defined by the NarumiCommon target for everything that links it: 1 when the CUDA backends are compiled.
 #ifndef NARUMI_HAVE_CUDA
@@ -27,6 +28,12 @@ int cudaDeviceCount();
 
 /** Throws std::invalid_argument naming `device` unless it is one of the cudaDeviceCount() devices. */
 void checkCudaDevice(int device);
+
+/**
+ * An engine's device settings, checked and made canonical: std::invalid_argument naming a negative entry of
+ * `devices`; a list of one device becomes `device` (the one-device engine), leaving `devices` empty.
+ */
+void resolveCudaDevices(int& device, std::vector<int>& devices);
 
 /**
  * Throws the std::runtime_error of a CUDA backend that cannot be made, naming what asked for it ("the RDF engine"):

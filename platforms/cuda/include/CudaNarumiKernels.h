@@ -56,7 +56,8 @@ public:
     }
     /**
      * This device's share: the pairs, and the exceptions, whose lower block lies in [begin, end) of the blocks
-     * (fractions of 0 to 1).  Any partition of [0, 1) over the devices computes every pair once.
+     * (fractions of 0 to 1).  Any partition of [0, 1) over the devices computes every pair once.  Call after
+     * initialize(), which sets the whole.
      */
     void setShare(double beginFraction, double endFraction);
     /** The pairs' energy of the last energy evaluation (without the dispersion correction). */
@@ -130,7 +131,6 @@ private:
     double fewestTiles = 0;              // the fewest tiles per evaluation seen: the reference for growth
     bool warnedAboutSearch = false;
     bool partOfParallel = false;
-    double shareBegin = 0, shareEnd = 1;
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only
     double shareMilliseconds = 0;

@@ -25,10 +25,6 @@ public:
     void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
     double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
     void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) override;
-    /** Each device's share of the blocks (fractions summing to 1), as the next evaluation will use them. */
-    const std::vector<double>& getShares() const {
-        return shares;
-    }
 
 private:
     class Task;

@@ -30,8 +30,9 @@ size_t narumiSortStorageBytes(int numAtoms);
  * Queue one evaluation on stream: (sort), tiles, all pairs, exclusions afterwards, energy (into data.status: the host
  * reads it back).  posq holds double4 when posqIsDouble (OpenMM's double precision), else float4.  Only the pairs of
  * data's share are computed (all of them on one GPU); shareStarted and shareFinished (or nullptr) are recorded
- * before and after the stages that compute it, so that a multi-device Context can balance the shares.  resort re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order
- * is kept, which affects only how compact the blocks are, never the result).  timer (profiling only, else nullptr)
+ * before and after the stages that compute it, so that a multi-device Context can balance the shares.  resort
+ * re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order is
+ * kept, which affects only how compact the blocks are, never the result).  timer (profiling only, else nullptr)
  * gets one mark per stage and waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,

@@ -137,12 +137,10 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
     if (!(0 <= beginFraction && beginFraction <= endFraction && endFraction <= 1))
         throw OpenMMException("NarumiNonbondedForce (CUDA): a device's share must be 0 <= begin <= end <= 1, not [" +
                               to_string(beginFraction) + ", " + to_string(endFraction) + ")");
-    shareBegin = beginFraction;
-    shareEnd = endFraction;
     // Rounded the same way on every device, so that neighbouring shares meet exactly.
     auto boundary = [](double fraction, int count) { return (int) llround(fraction * count); };
-    data.shareBlockBegin = boundary(shareBegin, data.numBlocks);
-    data.shareBlockEnd = boundary(shareEnd, data.numBlocks);
+    data.shareBlockBegin = boundary(beginFraction, data.numBlocks);
+    data.shareBlockEnd = boundary(endFraction, data.numBlocks);
 }
 
 double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
@@ -288,7 +286,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.sums.energyDouble = (double*) energyDouble.getDevicePointer();
     data.status = (NarumiStatusWords*) status.getDevicePointer();
     data.sums.errorFlags = &data.status->errorFlags;
-    setShare(shareBegin, shareEnd);
+    setShare(0, 1);
 
     checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
     if (partOfParallel) {

@@ -1,12 +1,11 @@
 """PotentialMapAnalysis: the time-averaged electrostatic potential map of a trajectory."""
 import numpy as np
 
+from ..potentialmap.engine import METHODS, PERIODIC_METHODS
 from ._mdanalysis import ResultsGroup
 from .base import NarumiAnalysisBase, atomCharges, positionsAtFrame
 
 __all__ = ["PotentialMapAnalysis"]
-
-METHODS = ("cutoff", "direct", "msm")
 
 
 class PotentialMapAnalysis(NarumiAnalysisBase):
@@ -45,8 +44,8 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
         self.charges = atomCharges(atomgroup, charges)
         self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation
         positions, box = positionsAtFrame(atomgroup, 0)
-        self.periodic = (method in ("cutoff", "msm") and box is not None) if periodic is None else bool(periodic)
-        if self.periodic and method == "direct":
+        self.periodic = (method in PERIODIC_METHODS and box is not None) if periodic is None else bool(periodic)
+        if self.periodic and method not in PERIODIC_METHODS:
             raise ValueError("periodic maps need method='cutoff' or 'msm'")
         if self.periodic and box is None:
             raise ValueError("periodic=True, but the trajectory's first frame has no box")

@@ -7,7 +7,7 @@ from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, c
                           replaceAtomically, saveArrays, statePath, watchReporter)
 from .._system import chargesFromSystem, nonbondedCutoff
 from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
-from .engine import boxInNanometers, createEngine, makeLattice
+from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, createEngine, makeLattice
 from .result import PotentialMap
 
 __all__ = ["PotentialMapReporter"]
@@ -54,8 +54,8 @@ class PotentialMapReporter:
                  charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None):
         if int(reportInterval) <= 0:
             raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
-        if method not in ("direct", "cutoff", "msm"):
-            raise ValueError(f"method must be 'direct', 'cutoff' or 'msm', got {method!r}")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if sliceAxis not in ("x", "y", "z"):
             raise ValueError(f"sliceAxis must be 'x', 'y' or 'z', got {sliceAxis!r}")
         spacingValue = nanometers(spacing)
@@ -163,7 +163,7 @@ class _MapAccumulation(Accumulation):
         if method == "cutoff" and cutoff is None:
             cutoff = nonbondedCutoff(system) or DEFAULT_MAP_CUTOFF
         self.method, self.cutoff = method, (cutoff if method == "cutoff" else None)
-        self.periodic = method in ("cutoff", "msm") and system.usesPeriodicBoundaryConditions()
+        self.periodic = method in PERIODIC_METHODS and system.usesPeriodicBoundaryConditions()
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,

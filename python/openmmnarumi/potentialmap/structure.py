@@ -4,7 +4,7 @@ import numpy as np
 from .._optional import importMdtraj
 from .._system import chargesFromSystem
 from .._units import nanometers, positionsInNanometers
-from .engine import computePotentialMap, createEngine, makeLattice
+from .engine import PERIODIC_METHODS, computePotentialMap, createEngine, makeLattice
 from ..pqr import isPQR, readPQR
 from .result import PotentialMap
 
@@ -43,7 +43,7 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
         charges = chargesFromSystem(system)
         positions = positionsInNanometers(modeller.positions)
         box = modeller.topology.getPeriodicBoxVectors()
-    usePeriodic = method in ("cutoff", "msm") and box is not None if periodic is None else bool(periodic)
+    usePeriodic = method in PERIODIC_METHODS and box is not None if periodic is None else bool(periodic)
     if usePeriodic and box is None:
         raise ValueError(f"{pdbFile} has no periodic box (CRYST1); use periodic=False")
     return computePotentialMap(positions, charges, spacing, region, margin, method, cutoff,
@@ -75,7 +75,7 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                 if part.unitcell_vectors is not None:
                     box = part.unitcell_vectors[frame].astype(np.float64)
                 if engine is None:
-                    usePeriodic = (method in ("cutoff", "msm") and box is not None) if periodic is None else bool(periodic)
+                    usePeriodic = (method in PERIODIC_METHODS and box is not None) if periodic is None else bool(periodic)
                     if usePeriodic and box is None:
                         raise ValueError(f"{trajectoryFile} has no unit cell; use periodic=False")
                     lattice = makeLattice(spacing, region, positions, box if usePeriodic else None, margin)

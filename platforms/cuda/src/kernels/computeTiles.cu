@@ -1,7 +1,7 @@
 /**
- * The pairs: computeTiles computes all pairs of the listed tiles of this device's blocks, with NO exclusion test (correctExceptions.cu takes
- * the excluded pairs out afterwards), one warp per contiguous run of tiles, and then the blocks whose tiles did not fit
- * into the list (none once the host has grown it).
+ * The pairs: computeTiles computes all pairs of the listed tiles of this device's blocks, with NO exclusion test
+ * (correctExceptions.cu takes the excluded pairs out afterwards), one warp per contiguous run of tiles, and then the
+ * blocks whose tiles did not fit into the list (none once the host has grown it).
  *
  * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
  * registers for a whole run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet

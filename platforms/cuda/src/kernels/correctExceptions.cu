@@ -15,12 +15,13 @@ namespace OpenMMNarumi {
 namespace {
 
 /**
- * One thread per exception pair (a, b) whose tile lies in this device's share.  First the pair's contribution from computeTiles is removed: the same
- * float inputs and the same pair function give the same force F bit for bit, and the accumulator's term(F) is
- * exactly what add(F) contributed, so for Narumi and FixedPoint64 the pair vanishes without a trace.  Then the
- * exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its own precision.  Both go
- * to each atom in one atomic (term(E) - term(F) is exact for the integer methods); the energy is summed over the
- * warp first, so that 32 exceptions cost one atomic on the single energy word instead of 64.
+ * One thread per exception pair (a, b) whose tile lies in this device's share.  First the pair's contribution from
+ * computeTiles is removed: the same float inputs and the same pair function give the same force F bit for bit, and
+ * the accumulator's term(F) is exactly what add(F) contributed, so for Narumi and FixedPoint64 the pair vanishes
+ * without a trace.  Then the exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its
+ * own precision.  Both go to each atom in one atomic (term(E) - term(F) is exact for the integer methods); the
+ * energy is summed over the warp first, so that 32 exceptions cost one atomic on the single energy word instead of
+ * 64.
  */
 template <class Accumulator, class PosT, bool computeEnergy>
 __global__ void correctExceptions(NarumiNonbondedData d) {
