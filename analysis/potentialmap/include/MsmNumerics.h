@@ -112,18 +112,18 @@ inline std::array<double, 11> transferWeights(int order) {
 struct MsmPreset {
     double accuracy, spacing, cutoff;
 };
-//                                                   measured: open (DHFR, dipoles)       periodic (water, triclinic)
-constexpr MsmPreset CUBIC_OPEN[] = {{1e-3, 0.2, 1.2},     // 5.6e-4, 6.4e-4 (7.2e-4 another cloud)
+// Measured (studies/msm/msm_engine_presets.py):      open (DHFR, dipoles)    periodic (water, triclinic)
+constexpr MsmPreset CUBIC_OPEN[] = {{1e-3, 0.2, 1.2},     // 5.6e-4, 6.4e-4
                                     {1e-4, 0.125, 1.6},   // 4.3e-5, 6.3e-5
-                                    {5e-5, 0.1, 1.6}};    // 2.0e-5, 2.5e-5 (2.7e-5)
-constexpr MsmPreset CUBIC_PERIODIC[] = {{1e-3, 0.15, 1.2},    // 4.1e-4, 4.5e-4
-                                        {1e-4, 0.075, 1.2}};  // 6.3e-5 (water; 62 s on 2 cores)
+                                    {5e-5, 0.1, 1.6}};    // 2.0e-5, 2.5e-5
+constexpr MsmPreset CUBIC_PERIODIC[] = {{1e-3, 0.15, 1.2},    // 4.1e-4, 5.0e-4
+                                        {1e-4, 0.075, 1.2}};  // 6.3e-5, 5.7e-5
 constexpr MsmPreset QUINTIC_OPEN[] = {{1e-3, 0.25, 1.2},   // 2.2e-4, 3.5e-4
                                       {1e-4, 0.2, 1.6},    // 2.4e-5, 4.2e-5
                                       {3e-5, 0.15, 1.6}};  // 7.7e-6, 1.3e-5
-constexpr MsmPreset QUINTIC_PERIODIC[] = {{1e-3, 0.25, 1.2},   // 4.7e-4, 3.9e-4
-                                          {1e-4, 0.15, 1.2},   // 4.7e-5, 7.1e-5
-                                          {3e-5, 0.1, 1.2}};   // 1.6e-5, 1.5e-5
+constexpr MsmPreset QUINTIC_PERIODIC[] = {{1e-3, 0.25, 1.2},   // 4.7e-4, 4.2e-4
+                                          {1e-4, 0.15, 1.2},   // 4.7e-5, 7.6e-5
+                                          {3e-5, 0.1, 1.2}};   // 1.6e-5, 1.9e-5
 
 /** The presets of a scheme and boundary, and how many. */
 inline const MsmPreset* presets(int order, bool periodic, int& count) {

@@ -1,0 +1,99 @@
+"""The measurements behind the multilevel-summation presets of the engine (analysis/potentialmap/include/MsmNumerics.h):
+the CPU engine's relative RMS error at each preset's spacing h and cutoff a, per scheme (5 quintic, 3 cubic) and
+boundary, against independent oracles.
+
+  open:     the double-precision direct sum (the engine's own direct method on the CPU, itself tested against NumPy)
+            for DHFR in vacuum (5dfr_minimized.pdb, amber14 charges) and a charged cloud of 1,500 dipoles in a 6 nm cube
+  periodic: the NumPy Ewald sum (tests/python/ewald_sum.py) for a 3 nm TIP3P cube and 1,500 random charges with a net
+            charge in a triclinic cell
+
+    python3 studies/msm/msm_engine_presets.py [--data-dir ../shared/data] [--skip-slow]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python"))
+from ewald_sum import ewald_potential  # noqa: E402
+from msm_periodic_prototype import water  # noqa: E402
+from msm_prototype import protein  # noqa: E402
+
+from openmmnarumi import _potentialmap  # noqa: E402
+
+# (order, boundary) -> [(target, h, a)], as in MsmNumerics.h
+PRESETS = {
+    (5, "open"): [(1e-3, 0.25, 1.2), (1e-4, 0.2, 1.6), (3e-5, 0.15, 1.6)],
+    (3, "open"): [(1e-3, 0.2, 1.2), (1e-4, 0.125, 1.6), (5e-5, 0.1, 1.6)],
+    (5, "periodic"): [(1e-3, 0.25, 1.2), (1e-4, 0.15, 1.2), (3e-5, 0.1, 1.2)],
+    (3, "periodic"): [(1e-3, 0.15, 1.2), (1e-4, 0.075, 1.2)],
+}
+
+
+def dipoleCloud(rng, pairs=1500, edge=6.0):
+    positions = rng.random((2 * pairs, 3)) * edge
+    positions[1::2] = positions[0::2] + [0.1, 0, 0]
+    q = np.abs(rng.uniform(-1, 1, pairs)) + 0.1
+    charges = np.empty(2 * pairs)
+    charges[0::2], charges[1::2] = q, -q
+    charges[0] += 2
+    return positions, charges
+
+
+def relativeRms(values, reference):
+    return float(np.sqrt(np.mean((values - reference) ** 2) / np.mean(reference ** 2)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.path.join(HERE, "..", "..", "..", "shared", "data"))
+    parser.add_argument("--skip-slow", action="store_true", help="leave out the cubic periodic 1e-4 preset (a minute each)")
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    openSystems = [("charged dipole cloud", *dipoleCloud(rng))]
+    dhfr = protein(args.data_dir)
+    if dhfr is not None:
+        openSystems.insert(0, ("DHFR in vacuum", *dhfr))
+    rng = np.random.default_rng(0)
+    triclinic = np.array([[3.2, 0, 0], [1.0, 3.0, 0], [-1.2, 1.1, 2.9]])
+    randomCharges = rng.normal(size=1500) * 0.5
+    periodicSystems = [("TIP3P cube 3 nm", *water(3.0), np.diag([3.0, 3.0, 3.0])),
+                       ("random charges, triclinic", rng.random((1500, 3)) @ triclinic, randomCharges, triclinic)]
+    print("| scheme | boundary | system | target | h (nm) | a (nm) | relative RMS error | seconds |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, positions, charges in openSystems:
+        lo, hi = positions.min(0) - 0.5, positions.max(0) + 0.5
+        dims = [28, 29, 27]
+        spacing = (hi - lo) / (np.array(dims) - 1)
+        reference = _potentialmap.Engine(lo, spacing, dims, charges, method="direct", backend="cpu").compute(positions, None)
+        for order in (5, 3):
+            for target, h, a in PRESETS[(order, "open")]:
+                start = time.perf_counter()
+                engine = _potentialmap.Engine(lo, spacing, dims, charges, method="msm", backend="cpu", msmSpacing=h,
+                                              msmCutoff=a, msmOrder=order)
+                error = relativeRms(engine.compute(positions, None).astype(float), reference.astype(float))
+                print(f"| {order} | open | {name} | {target:g} | {h} | {a} | {error:.2e} | {time.perf_counter() - start:.2f} |",
+                      flush=True)
+    origin, spacing, dims = np.array([0.05, 0.1, 0.07]), np.array([0.31, 0.33, 0.27]), [9, 8, 10]
+    grid = np.stack(np.meshgrid(*[origin[d] + spacing[d] * np.arange(dims[d]) for d in range(3)], indexing="ij"), -1)
+    points = grid.transpose(2, 1, 0, 3).reshape(-1, 3)  # x fastest, as the engine stores maps
+    for name, positions, charges, box in periodicSystems:
+        reference = ewald_potential(points, positions, charges, box)
+        for order in (5, 3):
+            for target, h, a in PRESETS[(order, "periodic")]:
+                if args.skip_slow and order == 3 and target < 1e-3:
+                    continue
+                start = time.perf_counter()
+                engine = _potentialmap.Engine(origin, spacing, dims, charges, method="msm", backend="cpu", msmSpacing=h,
+                                              msmCutoff=a, msmOrder=order)
+                error = relativeRms(engine.compute(positions, box).astype(float).ravel(), reference)
+                print(f"| {order} | periodic | {name} | {target:g} | {h} | {a} | {error:.2e} | "
+                      f"{time.perf_counter() - start:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
