@@ -109,11 +109,13 @@ def build(name, data_dir):
     return water_box(int(name[len("water"):-1]) * 1000)
 
 
-def make_context(system, positions, box, precision, step_fs, seed):
+def make_context(system, positions, box, precision, step_fs, seed, devices=None):
+    """A CUDA Context at 300 K; devices: its DeviceIndex property ("0,1": two GPUs; None: OpenMM's choice)."""
     integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, step_fs * unit.femtosecond)
     integrator.setRandomNumberSeed(seed)
     platform = openmm.Platform.getPlatformByName("CUDA")
-    context = openmm.Context(system, integrator, platform, {"Precision": precision})
+    properties = {"Precision": precision, **({"DeviceIndex": devices} if devices else {})}
+    context = openmm.Context(system, integrator, platform, properties)
     context.setPeriodicBoxVectors(*box)
     context.setPositions(positions)
     context.setVelocitiesToTemperature(300 * unit.kelvin, seed)

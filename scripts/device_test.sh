@@ -19,7 +19,11 @@
 #   stages        benchmarks/stage_times.py (NarumiNonbondedForce stage times on DHFR and boxes of $STAGE_WATER_ATOMS)
 #   ncu           ncu on DHFR steps of both forces (benchmarks/kernel_steps.py): every kernel's duration, then the
 #                 pair and neighbour-search kernels of both in detail ($OUT/ncu_*)
+#   multigpu      benchmarks/multi_gpu_speed.py on the devices $NARUMI_TEST_DEVICES (default 0,1): one GPU against
+#                 several for both forces, bit identity, RDF and potential maps ($MULTIGPU_ARGS: its options)
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
+# NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
+# the multi-device tests, C++ and Python.
 # --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
 # alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
 # are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
@@ -49,6 +53,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     status=0
     echo "== machine ($(date -u +%Y-%m-%dT%H:%MZ))"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+    [ "$(nvidia-smi -L | wc -l)" -gt 1 ] && nvidia-smi topo -m
     nvcc --version | tail -n 1
     cmake --version | head -n 1
     python3 --version
@@ -120,6 +125,11 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
         python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" ${NONBONDED_ARGS:-} --markdown "$out/nonbonded_benchmark.md" \
             --json "$out/nonbonded_benchmark.json" || status=1
+    fi
+    if wants multigpu; then
+        echo "== benchmark: one GPU against several (devices ${NARUMI_TEST_DEVICES:-0,1})"
+        python3 benchmarks/multi_gpu_speed.py --data-dir "$data_dir" --devices "${NARUMI_TEST_DEVICES:-0,1}" ${MULTIGPU_ARGS:-} \
+            --markdown "$out/multi_gpu_benchmark.md" --json "$out/multi_gpu_benchmark.json" || status=1
     fi
     if wants profile; then
         echo "== profile: NarumiNonbondedForce stages next to whole steps"

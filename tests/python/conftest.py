@@ -17,6 +17,19 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture(scope="session")
+def cuda_devices():
+    """The device list of the multi-device tests: NARUMI_TEST_DEVICES ("0,1" on two GPUs), else the one GPU twice."""
+    setting = os.environ.get("NARUMI_TEST_DEVICES") or "0,0"
+    try:
+        devices = [int(item) for item in setting.split(",")]
+    except ValueError:
+        raise ValueError(f"NARUMI_TEST_DEVICES = {setting!r} is not a list of CUDA devices") from None
+    if len(devices) < 2 or min(devices) < 0:
+        raise ValueError(f"NARUMI_TEST_DEVICES = {setting!r} must name two or more CUDA devices")
+    return devices
+
+
+@pytest.fixture(scope="session")
 def data_dir(request):
     # Absolute, so that tests that change the working folder still find the data.
     return os.path.abspath(request.config.getoption("--data-dir"))

@@ -189,12 +189,12 @@ def test_device_of_each_part():
 
 
 @pytest.mark.skipif(not cudaAvailable(), reason="no CUDA device")
-def test_cuda_workers_after_the_parent_used_cuda():
-    """The parent runs on the GPU first; workers (forkserver) still get the GPU, twice listed as two devices."""
+def test_cuda_workers_after_the_parent_used_cuda(cuda_devices):
+    """The parent runs on the GPU first; workers (forkserver) still get the GPUs of the multi-device tests."""
     u = water_universe(n_frames=6)
     oxygens = u.select_atoms("name OW")
     serial = InterRDF(oxygens, oxygens, nbins=50, range=(0.0, 10.0), engine="cuda").run()
-    parallel = InterRDF(oxygens, oxygens, nbins=50, range=(0.0, 10.0), engine="cuda", devices=[0, 0]).run(
+    parallel = InterRDF(oxygens, oxygens, nbins=50, range=(0.0, 10.0), engine="cuda", devices=cuda_devices).run(
         backend="multiprocessing", n_workers=2)
     assert np.array_equal(parallel.results.count, serial.results.count)
 

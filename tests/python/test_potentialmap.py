@@ -173,11 +173,11 @@ def test_msm_bad_settings_raise_with_the_value():
 
 @pytest.mark.skipif(not _potentialmap.cudaAvailable(), reason="no CUDA device (or a build without CUDA)")
 @pytest.mark.parametrize("method", ["direct", "cutoff"])
-def test_slabs_over_a_device_list_match_the_oracle(method):
-    # The same GPU listed twice: the lattice's z planes cut into two slabs, computed side by side.
+def test_slabs_over_a_device_list_match_the_oracle(method, cuda_devices):
+    # The lattice's z planes cut into slabs, one per listed device (by default the same GPU twice), side by side.
     positions, charges = random_system(300, 0, 2.5, 5)
     result = pm.computePotentialMap(positions, charges, lattice=([-0.2, 0.1, 0.0], [0.1, 0.12, 0.09], [27, 23, 29]),
-                                    method=method, cutoff=1.0, backend="cuda", cudaDevice=[0, 0])
+                                    method=method, cutoff=1.0, backend="cuda", cudaDevice=cuda_devices)
     reference, sensitivity = oracle(lattice_points(result), positions, charges, sensitivity=True,
                                     **({"cutoff": 1.0} if method == "cutoff" else {}))
     assert_matches_oracle(result.values, reference, sensitivity, "cuda", "compensated")

@@ -70,11 +70,11 @@ def test_cuda_counts_equal_cpu_counts(box_name):
 
 
 @pytest.mark.skipif(not cudaAvailable(), reason="no CUDA device (or a build without CUDA)")
-def test_frames_spread_over_a_device_list_count_what_the_cpu_counts():
-    # The same GPU listed twice: two pipelines, frames handed to whichever has room; the counts are 64-bit sums.
+def test_frames_spread_over_a_device_list_count_what_the_cpu_counts(cuda_devices):
+    # Two pipelines (by default on the same GPU listed twice), frames handed to whichever has room; 64-bit sums.
     box, r_max = BOXES["rectangular"]
     sel1 = np.arange(0, 1500)
-    spread = RDFEngine(2500, sel1, None, rMax=r_max, bins=300, backend="cuda", cudaDevice=[0, 0])
+    spread = RDFEngine(2500, sel1, None, rMax=r_max, bins=300, backend="cuda", cudaDevice=cuda_devices)
     cpu = RDFEngine(2500, sel1, None, rMax=r_max, bins=300, backend="cpu")
     for frame in range(8):
         positions = random_positions(2500, box, seed=40 + frame).astype(np.float32)

@@ -5,6 +5,7 @@
  */
 
 #include "CudaBackend.h"
+#include "NarumiTestDevices.h"
 #include "PotentialMapTests.h"
 
 #include <algorithm>
@@ -41,9 +42,11 @@ INSTANTIATE_TEST_SUITE_P(CUDA, PotentialMapTest,
                                            BackendUnderTest{Backend::Cuda, Accumulation::Narumi, 2e-6, "CUDA_narumi"},
                                            BackendUnderTest{Backend::Cuda, Accumulation::Float, 2e-5, "CUDA_float"}),
                          backendLabel);
-// The same GPU listed twice: every shared test with the map cut into two slabs computed side by side.
+// Several devices (NARUMI_TEST_DEVICES; by default the same GPU listed twice): every shared test with the map cut into
+// slabs computed side by side.
 INSTANTIATE_TEST_SUITE_P(CUDA_two_devices, PotentialMapTest,
-                         ::testing::Values(BackendUnderTest{Backend::Cuda, Accumulation::Compensated, 2e-6, "CUDA_compensated_devices_0_0", {0, 0}}),
+                         ::testing::Values(BackendUnderTest{Backend::Cuda, Accumulation::Compensated, 2e-6, "CUDA_compensated_devices",
+                                                            OpenMMNarumi::Test::multiDeviceList()}),
                          backendLabel);
 
 /** The CUDA kernels' own variants, with the compensated accumulation. */
@@ -99,7 +102,7 @@ TEST(PotentialMapMultiDevice, SlabsOnTwoDevicesGiveTheOneDeviceMap) {
         for (std::array<int, 3> dims : {std::array<int, 3>{24, 20, 17}, std::array<int, 3>{16, 16, 1}}) {
             Lattice lattice = makeLattice({-0.2, -0.1, 0.05}, {0.13, 0.15, 0.17}, dims);
             Options one = cudaOptions(method, 1.0, Accumulation::Compensated), two = one;
-            two.cudaDevices = {0, 0};
+            two.cudaDevices = OpenMMNarumi::Test::multiDeviceList();
             std::vector<float> onOne = computeMap(lattice, system, one, nullptr), onTwo = computeMap(lattice, system, two, nullptr);
             ASSERT_EQ(onOne.size(), onTwo.size());
             double largest = 0;

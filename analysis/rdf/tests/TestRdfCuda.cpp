@@ -5,6 +5,7 @@
  * passes, and a frame with more than 2^32 pairs in one bin.  Every test skips (never passes) without a CUDA device.
  */
 
+#include "NarumiTestDevices.h"
 #include "RdfTestSystems.h"
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -163,7 +164,8 @@ TEST_F(RdfCuda, FloatDoubleFramesResetAndEdgeCases) {
 }
 
 /**
- * Frames spread over several devices (the same GPU listed twice: two backends with their own streams and pipelines)
+ * Frames spread over several devices (NARUMI_TEST_DEVICES; by default the same GPU listed twice: two backends with
+ * their own streams and pipelines)
  * count exactly what one device counts, over enough frames that both devices get some, with the caller's buffer
  * overwritten after each frame; reset clears every device; a negative device is named.
  */
@@ -173,7 +175,7 @@ TEST_F(RdfCuda, FramesSpreadOverDevicesCountWhatOneDeviceCounts) {
     std::vector<int> all = range(0, numAtoms), half = range(0, numAtoms / 2);
     RdfSettings oneDevice = settings(1.2, 150, Backend::CUDA, Algorithm::Auto);
     RdfSettings twoDevices = oneDevice;
-    twoDevices.cudaDevices = {0, 0};
+    twoDevices.cudaDevices = OpenMMNarumi::Test::multiDeviceList();
     RdfEngine one(numAtoms, half, &all, oneDevice), two(numAtoms, half, &all, twoDevices);
     std::vector<double> buffer(3 * numAtoms);
     for (int f = 0; f < numFrames; f++) {

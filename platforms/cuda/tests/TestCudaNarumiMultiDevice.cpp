@@ -1,7 +1,8 @@
 /**
- * NarumiNonbondedForce on a CUDA Context of several devices (CudaParallelCalcNarumiNonbondedForceKernel).  OpenMM
- * accepts a device listed twice: DeviceIndex "0,0" makes a two-device Context on one GPU, with two CUDA contexts,
- * two work threads and the force buffers summed as on two GPUs, so all of this runs on a one-GPU machine.  First the
+ * NarumiNonbondedForce on a CUDA Context of several devices (CudaParallelCalcNarumiNonbondedForceKernel): the devices
+ * of NARUMI_TEST_DEVICES ("0,1" on a machine with two GPUs), by default "0,0".  OpenMM accepts a device listed twice:
+ * DeviceIndex "0,0" makes a two-device Context on one GPU, with two CUDA contexts, two work threads and the force
+ * buffers summed as on two GPUs, so all of this also runs on a one-GPU machine.  First the
  * whole shared suite (tests/cpp/NarumiNonbondedForceTests.h: exclusions, triclinic boxes, parameter updates, force
  * groups against OpenMM's NonbondedForce) on such a Context in every precision; then what only exact accumulation
  * gives: forces and energy bit for bit those of one device, and a trajectory identical to the one-device trajectory.
@@ -9,13 +10,15 @@
  */
 
 #include "NarumiNonbondedForceTests.h"
+#include "NarumiTestDevices.h"
 #include "openmm/HarmonicBondForce.h"
 #include <iostream>
 #include <random>
 
 INSTANTIATE_TEST_SUITE_P(CUDA, NarumiNonbondedForceTest,
-                         ::testing::Values(PlatformUnderTest{"CUDA", "single", 3e-4, "0,0"}, PlatformUnderTest{"CUDA", "mixed", 3e-4, "0,0"},
-                                           PlatformUnderTest{"CUDA", "double", 1e-6, "0,0"}),
+                         ::testing::Values(PlatformUnderTest{"CUDA", "single", 3e-4, multiDeviceIndex()},
+                                           PlatformUnderTest{"CUDA", "mixed", 3e-4, multiDeviceIndex()},
+                                           PlatformUnderTest{"CUDA", "double", 1e-6, multiDeviceIndex()}),
                          platformLabel);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiNonbondedForceGradientTest);
 
@@ -43,7 +46,7 @@ TestSystem solvatedMoleculeInOctahedron() {
 }
 
 /**
- * On "0,0" each device computes its share of the blocks and exceptions; the shares move with the measured GPU times
+ * On two devices each device computes its share of the blocks and exceptions; the shares move with the measured GPU times
  * after every evaluation.  Narumi and FixedPoint64 sums are exact whatever the partition: every evaluation must give
  * one device's bits, forces and energy, in every precision, on a cubic water box and a solvated molecule in a
  * truncated octahedron (exceptions), with the atoms moved between evaluations (re-sorts, list rebuilds).
@@ -58,8 +61,8 @@ TEST(CudaNarumiMultiDevice, TwoDevicesGiveTheBitsOfOne) {
                 auto system = makeSystem(ts, {force});
                 VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
                 auto one = cudaContext(*system, oneIntegrator, precision, "0");
-                auto two = cudaContext(*system, twoIntegrator, precision, "0,0");
-                ASSERT_EQ(two->getPlatform().getPropertyValue(*two, "DeviceIndex"), "0,0");
+                auto two = cudaContext(*system, twoIntegrator, precision, multiDeviceIndex());
+                ASSERT_EQ(two->getPlatform().getPropertyValue(*two, "DeviceIndex"), multiDeviceIndex());
                 mt19937 random(82);
                 normal_distribution<double> step(0.0, 0.01);
                 vector<Vec3> positions = ts.positions;
@@ -79,7 +82,7 @@ TEST(CudaNarumiMultiDevice, TwoDevicesGiveTheBitsOfOne) {
 /**
  * Dynamics: 150 Verlet steps of a water box (forces without energy, so the devices' status is read back
  * asynchronously; sorts every 20 evaluations, list rebuilds, shares rebalanced) end in the same bits of positions
- * and velocities on "0,0" as on one device, with the force in a group of its own beside bonds.
+ * and velocities on two devices as on one device, with the force in a group of its own beside bonds.
  */
 TEST(CudaNarumiMultiDevice, TrajectoryOnTwoDevicesIsTheOneDeviceTrajectory) {
     SKIP_WITHOUT_CUDA();
@@ -95,7 +98,7 @@ TEST(CudaNarumiMultiDevice, TrajectoryOnTwoDevicesIsTheOneDeviceTrajectory) {
         auto system = makeSystem(water, {force, bonds});
         VerletIntegrator oneIntegrator(0.0005), twoIntegrator(0.0005);
         auto one = cudaContext(*system, oneIntegrator, precision, "0");
-        auto two = cudaContext(*system, twoIntegrator, precision, "0,0");
+        auto two = cudaContext(*system, twoIntegrator, precision, multiDeviceIndex());
         for (Context* context : {one.get(), two.get()}) {
             context->setPositions(water.positions);
             context->setVelocitiesToTemperature(300.0, 84);
@@ -122,7 +125,7 @@ TEST(CudaNarumiMultiDevice, ParameterUpdatesReachEveryDevice) {
     auto system = makeSystem(ts, {force});
     VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
     auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
-    auto two = cudaContext(*system, twoIntegrator, "mixed", "0,0");
+    auto two = cudaContext(*system, twoIntegrator, "mixed", multiDeviceIndex());
     one->setPositions(ts.positions);
     two->setPositions(ts.positions);
     double before = energyAndForces(*two).energy;
@@ -160,7 +163,7 @@ TEST(CudaNarumiMultiDevice, FloatingPointMethodsKeepTheirOneDeviceAccuracy) {
         EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
         VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
         auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
-        auto two = cudaContext(*system, twoIntegrator, "mixed", "0,0");
+        auto two = cudaContext(*system, twoIntegrator, "mixed", multiDeviceIndex());
         one->setPositions(ts.positions);
         two->setPositions(ts.positions);
         EnergyAndForces onOne = energyAndForces(*one), onTwo = energyAndForces(*two);

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""One GPU against several: NarumiNonbondedForce and OpenMM's NonbondedForce, the RDF engine and potential maps.
+
+    python3 benchmarks/multi_gpu_speed.py [--devices 0,1] [--parts md identity rdf map] [--systems dhfr dhfr8 water395k]
+
+Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in one process on one machine:
+  md        ns/day of whole MD steps (benchmarks/nonbonded_speed.py's 'rf' settings; --timestep 4fs-hmr by default)
+            for both forces on one GPU and on the list, the four runs in turn: each force's scaling (several / one)
+            and Narumi / OpenMM on several GPUs
+  identity  NarumiNonbondedForce's forces and energy on one GPU and on the list at the same positions, every precision,
+            over --evaluations evaluations with the atoms moved between them (the devices' shares are rebalanced from
+            measured times after each): the force components and energies that differ in any bit are counted
+  rdf       RDFEngine (all pairs and cell list) over a run of frames of a ~1M-atom water box: pairs/s on one GPU and
+            on the list (whole frames go to the devices), counts compared exactly
+  map       the direct-Coulomb potential map of benchmarks/potentialmap_speed.py (99,444 atoms, 256 x 256 x 16
+            points) and its cutoff map (200^3 points): atom evaluations/s on one GPU and on the list (z slabs), the
+            largest difference between the two maps
+A table of each part is printed at the end and appended to --markdown; --json keeps every measurement.
+"""
+import argparse
+import datetime
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import openmm
+import openmm.unit as unit
+
+import openmmnarumi
+import nonbonded_speed as md
+
+DEFAULT_SYSTEMS = ["dhfr", "dhfr8", "water395k"]
+
+
+def parse_devices(text):
+    devices = [int(item) for item in text.split(",")] if text else []
+    if len(devices) < 2 or min(devices) < 0:
+        raise argparse.ArgumentTypeError(f"--devices {text!r} must list two or more CUDA devices, e.g. 0,1")
+    return devices
+
+
+def md_part(args, systems, rows):
+    step_fs, hydrogen_mass = md.TIMESTEPS[args.timestep]
+    several = ",".join(map(str, args.devices))
+    for name, topology, start, box in systems:
+        atoms = topology.getNumAtoms()
+        forces = {"OpenMM": md.create_system(topology, hydrogen_mass), "Narumi": md.create_system(topology, hydrogen_mass)}
+        openmmnarumi.replaceNonbondedForces(forces["Narumi"])
+        for precision in args.precisions:
+            speeds = {(force, devices): [] for force in forces for devices in ("0", several)}
+            for repeat in range(args.repeats):
+                for force, devices in speeds:
+                    context, integrator = md.make_context(forces[force], start, box, precision, step_fs, 2 + repeat, devices)
+                    speed, steps = md.ns_per_day(context, integrator, args.seconds)
+                    speeds[force, devices].append(speed)
+                    print(f"{name:20s} {atoms:7d} atoms {precision:6s} {force:6s} DeviceIndex {devices:5s} {speed:9.1f} ns/day "
+                          f"({steps} steps)", flush=True)
+                    del context, integrator
+                    gc.collect()
+            median = {key: statistics.median(value) for key, value in speeds.items()}
+            rows.append({"system": name, "atoms": atoms, "timestep": args.timestep, "precision": precision, "devices": several,
+                         "openmm_one": median["OpenMM", "0"], "openmm_several": median["OpenMM", several],
+                         "narumi_one": median["Narumi", "0"], "narumi_several": median["Narumi", several],
+                         "runs": {f"{force} {devices}": value for (force, devices), value in speeds.items()}})
+
+
+def forces_and_energy(context):
+    state = context.getState(getForces=True, getEnergy=True)
+    forces = state.getForces(asNumpy=True).value_in_unit(unit.kilojoule_per_mole / unit.nanometer)
+    return np.asarray(forces), state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+
+
+def identity_part(args, systems, rows):
+    several = ",".join(map(str, args.devices))
+    for name, topology, start, box in systems:
+        system = md.create_system(topology)
+        openmmnarumi.replaceNonbondedForces(system)
+        for precision in ("single", "mixed", "double"):
+            contexts = [md.make_context(system, start, box, precision, 1.0, 5, devices) for devices in ("0", several)]
+            random = np.random.default_rng(7)
+            positions = np.asarray(start.value_in_unit(unit.nanometer))
+            differing_forces = differing_energies = 0
+            largest = 0.0
+            for _ in range(args.evaluations):
+                positions = positions + random.normal(0.0, 0.002, positions.shape)
+                results = []
+                for context, _integrator in contexts:
+                    context.setPositions(positions)
+                    results.append(forces_and_energy(context))
+                (one, energy_one), (two, energy_two) = results
+                differing_forces += int(np.count_nonzero(one != two))
+                differing_energies += int(energy_one != energy_two)
+                largest = max(largest, float(np.max(np.abs(one - two))))
+            rows.append({"system": name, "atoms": topology.getNumAtoms(), "precision": precision, "devices": several,
+                         "evaluations": args.evaluations, "components": 3 * topology.getNumAtoms() * args.evaluations,
+                         "differing_components": differing_forces, "differing_energies": differing_energies,
+                         "largest_difference": largest})
+            print(f"identity {name} {precision}: {differing_forces} differing force components, "
+                  f"{differing_energies} differing energies over {args.evaluations} evaluations", flush=True)
+            del contexts
+            gc.collect()
+
+
+def rdf_part(args, rows):
+    import rdf_speed
+    from openmmnarumi.rdf import RDFEngine
+    positions, _elements, edge = rdf_speed.water_box(args.rdf_atoms, rdf_speed.water_template())
+    n = len(positions)
+    box = np.diag([edge] * 3)
+    everything = np.arange(n)
+    pairs = n * (n - 1) // 2
+    for algorithm in ("all-pairs", "cell-list"):
+        counts, seconds = {}, {}
+        for label, devices in (("one", [args.devices[0]]), ("several", args.devices)):
+            engine = RDFEngine(n, everything, rMax=rdf_speed.R_MAX, bins=240, backend="cuda", algorithm=algorithm,
+                               cudaDevice=devices)
+            # Several frames, so that every device gets some: the engine hands whole frames to devices with room.
+            seconds[label], frames = rdf_speed.time_frames(engine, positions, box, min_seconds=float("inf"),
+                                                           max_frames=args.rdf_frames)
+            counts[label] = np.asarray(engine.pairCounts())  # the same frames on both: the warm-up and rdf_frames more
+            print(f"rdf {algorithm} {n} atoms on {devices}: {seconds[label] * 1e3:.2f} ms/frame ({frames} frames)", flush=True)
+        rows.append({"algorithm": algorithm, "atoms": n, "devices": ",".join(map(str, args.devices)),
+                     "one_pairs_per_s": pairs / seconds["one"], "several_pairs_per_s": pairs / seconds["several"],
+                     "identical_counts": bool(np.array_equal(counts["one"], counts["several"]))})
+
+
+def map_part(args, rows):
+    import potentialmap_speed
+    from openmmnarumi import _potentialmap
+    positions, charges = potentialmap_speed.water_box()
+    cases = [("direct", [0.0, 0.0, 4.7], [0.04, 0.04, 0.04], [256, 256, 16], 0.0),
+             ("cutoff", [0.0, 0.0, 0.0], [0.05, 0.05, 0.05], [200, 200, 200], 1.2)]
+    for method, origin, spacing, dims, cutoff in cases:
+        maps, seconds = {}, {}
+        for label, devices in (("one", [args.devices[0]]), ("several", args.devices)):
+            engine = _potentialmap.Engine(origin, spacing, dims, charges, method=method, cutoff=cutoff,
+                                          accumulation="compensated", backend="cuda", cudaDevice=devices)
+            maps[label], seconds[label], _stages = potentialmap_speed.time_engine(engine, positions, None, args.map_repeats)
+            maps[label] = np.asarray(maps[label], dtype=np.float64)
+            print(f"map {method} on {devices}: {seconds[label] * 1e3:.2f} ms per map", flush=True)
+        evaluations = float(np.prod(dims)) * len(charges)
+        scale = float(np.max(np.abs(maps["one"])))
+        rows.append({"method": method, "atoms": len(charges), "points": int(np.prod(dims)),
+                     "devices": ",".join(map(str, args.devices)),
+                     "one_evaluations_per_s": evaluations / seconds["one"],
+                     "several_evaluations_per_s": evaluations / seconds["several"],
+                     "largest_relative_difference": float(np.max(np.abs(maps["several"] - maps["one"]))) / scale})
+
+
+def tables(args, results):
+    gpu = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip().replace("\n", ", ")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"`python3 benchmarks/multi_gpu_speed.py {' '.join(sys.argv[1:])}` on {gpu or 'unknown GPUs'}, "
+             f"OpenMM {openmm.__version__}, {when}:", ""]
+    if results["md"]:
+        lines += ["| system | atoms | step | precision | OpenMM 1 GPU | OpenMM N GPUs | OpenMM N/1 | Narumi 1 GPU | "
+                  "Narumi N GPUs | Narumi N/1 | Narumi/OpenMM on N |", "| --- |" + " --- |" * 10]
+        for r in results["md"]:
+            lines.append(f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | {r['openmm_one']:.1f} | "
+                         f"{r['openmm_several']:.1f} | {r['openmm_several'] / r['openmm_one']:.2f} | {r['narumi_one']:.1f} | "
+                         f"{r['narumi_several']:.1f} | {r['narumi_several'] / r['narumi_one']:.2f} | "
+                         f"{r['narumi_several'] / r['openmm_several']:.2f} |")
+        lines += ["", "(ns/day; N = the devices " + results["md"][0]["devices"] + ")", ""]
+    if results["identity"]:
+        lines += ["| system | atoms | precision | evaluations | force components compared | differing | energies differing | "
+                  "largest difference (kJ/mol/nm) |", "| --- |" + " --- |" * 7]
+        lines += [f"| {r['system']} | {r['atoms']} | {r['precision']} | {r['evaluations']} | {r['components']} | "
+                  f"{r['differing_components']} | {r['differing_energies']} | {r['largest_difference']:.3g} |"
+                  for r in results["identity"]]
+        lines.append("")
+    if results["rdf"]:
+        lines += ["| RDF algorithm | atoms | 1 GPU (G pairs/s) | N GPUs (G pairs/s) | N/1 | counts identical |",
+                  "| --- |" + " --- |" * 5]
+        lines += [f"| {r['algorithm']} | {r['atoms']} | {r['one_pairs_per_s'] / 1e9:.1f} | {r['several_pairs_per_s'] / 1e9:.1f} | "
+                  f"{r['several_pairs_per_s'] / r['one_pairs_per_s']:.2f} | {'yes' if r['identical_counts'] else 'NO'} |"
+                  for r in results["rdf"]]
+        lines.append("")
+    if results["map"]:
+        lines += ["| map method | atoms | points | 1 GPU (G evaluations/s) | N GPUs | N/1 | largest difference / largest value |",
+                  "| --- |" + " --- |" * 6]
+        lines += [f"| {r['method']} | {r['atoms']} | {r['points']} | {r['one_evaluations_per_s'] / 1e9:.1f} | "
+                  f"{r['several_evaluations_per_s'] / 1e9:.1f} | "
+                  f"{r['several_evaluations_per_s'] / r['one_evaluations_per_s']:.2f} | {r['largest_relative_difference']:.2g} |"
+                  for r in results["map"]]
+    return gpu, lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--devices", type=parse_devices, default=[0, 1], help="the devices to compare with device 0 (0,1)")
+    parser.add_argument("--parts", nargs="+", default=["md", "identity", "rdf", "map"], choices=["md", "identity", "rdf", "map"])
+    parser.add_argument("--systems", nargs="+", default=DEFAULT_SYSTEMS, choices=md.SYSTEMS)
+    parser.add_argument("--timestep", default="4fs-hmr", choices=list(md.TIMESTEPS))
+    parser.add_argument("--precisions", nargs="+", default=["single", "mixed"], choices=["single", "mixed", "double"])
+    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per MD run (default 3)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each force and device list per row (default 1)")
+    parser.add_argument("--evaluations", type=int, default=5, help="evaluations per identity case (default 5)")
+    parser.add_argument("--rdf-atoms", type=int, default=1_000_000)
+    parser.add_argument("--rdf-frames", type=int, default=12)
+    parser.add_argument("--map-repeats", type=int, default=5)
+    parser.add_argument("--markdown", help="append the tables to this file")
+    parser.add_argument("--json", help="write every measurement to this file")
+    args = parser.parse_args()
+    if args.repeats < 1 or args.seconds <= 0 or args.evaluations < 1:
+        parser.error("--repeats and --evaluations must be >= 1 and --seconds > 0")
+    platforms = [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]
+    if "CUDA" not in platforms:
+        sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
+
+    results = {"md": [], "identity": [], "rdf": [], "map": []}
+    if {"md", "identity"} & set(args.parts):
+        systems = []
+        for key in args.systems:
+            found = md.build(key, args.data_dir)
+            if found is None:
+                print(f"{key}: skipped, its PDB is not in {args.data_dir}", flush=True)
+                continue
+            name, topology, positions = found
+            start, box = md.relaxed_start(topology, positions)
+            systems.append((name, topology, start, box))
+        if "md" in args.parts:
+            md_part(args, systems, results["md"])
+        if "identity" in args.parts:
+            identity_part(args, systems, results["identity"])
+    if "rdf" in args.parts:
+        rdf_part(args, results["rdf"])
+    if "map" in args.parts:
+        map_part(args, results["map"])
+
+    gpu, lines = tables(args, results)
+    print("\n".join(lines))
+    if args.markdown:
+        with open(args.markdown, "a") as out:
+            out.write("\n".join(lines) + "\n\n")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "results": results}, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
