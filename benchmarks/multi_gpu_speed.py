@@ -5,8 +5,9 @@
 
 Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in one process on one machine:
   md        ns/day of whole MD steps (benchmarks/nonbonded_speed.py's 'rf' settings; --timestep 4fs-hmr by default)
-            for both forces on one GPU and on the list, the four runs in turn: each force's scaling (several / one)
-            and Narumi / OpenMM on several GPUs
+            for both forces on one GPU and on the list, the runs in turn: each force's scaling (several / one) and
+            Narumi / OpenMM on several GPUs; and the step with no nonbonded force at all on one GPU and on the list
+            (OpenMM's own machinery, which no force can make faster)
   identity  NarumiNonbondedForce's forces and energy on one GPU and on the list at the same positions, every precision,
             over --evaluations evaluations with the atoms moved between them (the devices' shares are rebalanced from
             measured times after each): the force components and energies that differ in any bit are counted
@@ -48,8 +49,14 @@ def md_part(args, systems, rows):
     several = ",".join(map(str, args.devices))
     for name, topology, start, box in systems:
         atoms = topology.getNumAtoms()
-        forces = {"OpenMM": md.create_system(topology, hydrogen_mass), "Narumi": md.create_system(topology, hydrogen_mass)}
+        forces = {"OpenMM": md.create_system(topology, hydrogen_mass), "Narumi": md.create_system(topology, hydrogen_mass),
+                  "none": md.create_system(topology, hydrogen_mass)}
         openmmnarumi.replaceNonbondedForces(forces["Narumi"])
+        # The step without any nonbonded force: what OpenMM's own machinery (integrator, constraints, bonded forces,
+        # and on several devices the exchange of forces and positions) costs, the floor of every scaling.
+        nonbonded = [i for i, f in enumerate(forces["none"].getForces()) if isinstance(f, openmm.NonbondedForce)]
+        for i in reversed(nonbonded):
+            forces["none"].removeForce(i)
         for precision in args.precisions:
             speeds = {(force, devices): [] for force in forces for devices in ("0", several)}
             for repeat in range(args.repeats):
@@ -65,42 +72,60 @@ def md_part(args, systems, rows):
             rows.append({"system": name, "atoms": atoms, "timestep": args.timestep, "precision": precision, "devices": several,
                          "openmm_one": median["OpenMM", "0"], "openmm_several": median["OpenMM", several],
                          "narumi_one": median["Narumi", "0"], "narumi_several": median["Narumi", several],
+                         "rest_one_us": step_microseconds(median["none", "0"], step_fs),
+                         "rest_several_us": step_microseconds(median["none", several], step_fs),
                          "runs": {f"{force} {devices}": value for (force, devices), value in speeds.items()}})
 
 
-def forces_and_energy(context):
-    state = context.getState(getForces=True, getEnergy=True)
+NARUMI_GROUP = 1  # the identity part puts NarumiNonbondedForce alone in this force group
+
+
+def step_microseconds(ns_per_day, step_fs):
+    return 86400e6 / (ns_per_day * 1e6 / step_fs)
+
+
+def forces_and_energy(context, groups=-1):
+    state = context.getState(getForces=True, getEnergy=True, groups=groups)
     forces = state.getForces(asNumpy=True).value_in_unit(unit.kilojoule_per_mole / unit.nanometer)
     return np.asarray(forces), state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
 
 
 def identity_part(args, systems, rows):
+    """NarumiNonbondedForce alone (its force group) bit for bit; the whole system's energy beside it, since OpenMM's
+    own bonded forces sum their energies in floating point, in an order that depends on the devices."""
     several = ",".join(map(str, args.devices))
     for name, topology, start, box in systems:
         system = md.create_system(topology)
         openmmnarumi.replaceNonbondedForces(system)
+        for force in system.getForces():
+            force.setForceGroup(NARUMI_GROUP if openmmnarumi.NarumiNonbondedForce.isinstance(force) else 0)
         for precision in ("single", "mixed", "double"):
             contexts = [md.make_context(system, start, box, precision, 1.0, 5, devices) for devices in ("0", several)]
             random = np.random.default_rng(7)
             positions = np.asarray(start.value_in_unit(unit.nanometer))
-            differing_forces = differing_energies = 0
+            differing_forces = differing_energies = differing_total_forces = differing_total_energies = 0
             largest = 0.0
             for _ in range(args.evaluations):
                 positions = positions + random.normal(0.0, 0.002, positions.shape)
-                results = []
+                narumi, total = [], []
                 for context, _integrator in contexts:
                     context.setPositions(positions)
-                    results.append(forces_and_energy(context))
-                (one, energy_one), (two, energy_two) = results
+                    narumi.append(forces_and_energy(context, {NARUMI_GROUP}))
+                    total.append(forces_and_energy(context))
+                (one, energy_one), (two, energy_two) = narumi
                 differing_forces += int(np.count_nonzero(one != two))
                 differing_energies += int(energy_one != energy_two)
                 largest = max(largest, float(np.max(np.abs(one - two))))
+                differing_total_forces += int(np.count_nonzero(total[0][0] != total[1][0]))
+                differing_total_energies += int(total[0][1] != total[1][1])
             rows.append({"system": name, "atoms": topology.getNumAtoms(), "precision": precision, "devices": several,
                          "evaluations": args.evaluations, "components": 3 * topology.getNumAtoms() * args.evaluations,
                          "differing_components": differing_forces, "differing_energies": differing_energies,
-                         "largest_difference": largest})
-            print(f"identity {name} {precision}: {differing_forces} differing force components, "
-                  f"{differing_energies} differing energies over {args.evaluations} evaluations", flush=True)
+                         "largest_difference": largest, "differing_total_components": differing_total_forces,
+                         "differing_total_energies": differing_total_energies})
+            print(f"identity {name} {precision}: NarumiNonbondedForce {differing_forces} differing force components, "
+                  f"{differing_energies} differing energies; the whole system {differing_total_forces} and "
+                  f"{differing_total_energies}, over {args.evaluations} evaluations", flush=True)
             del contexts
             gc.collect()
 
@@ -118,10 +143,14 @@ def rdf_part(args, rows):
         for label, devices in (("one", [args.devices[0]]), ("several", args.devices)):
             engine = RDFEngine(n, everything, rMax=rdf_speed.R_MAX, bins=240, backend="cuda", algorithm=algorithm,
                                cudaDevice=devices)
-            # Several frames, so that every device gets some: the engine hands whole frames to devices with room.
+            # A warm-up frame for each device (the engine hands whole frames to the devices in turn), so that no
+            # device's first launch is timed; then a run of frames, the same number on both.
+            for _ in args.devices:
+                engine.addFrame(positions, box)
+            engine.pairCounts()
             seconds[label], frames = rdf_speed.time_frames(engine, positions, box, min_seconds=float("inf"),
-                                                           max_frames=args.rdf_frames)
-            counts[label] = np.asarray(engine.pairCounts())  # the same frames on both: the warm-up and rdf_frames more
+                                                           max_frames=args.rdf_frames, warmup=False)
+            counts[label] = np.asarray(engine.pairCounts())
             print(f"rdf {algorithm} {n} atoms on {devices}: {seconds[label] * 1e3:.2f} ms/frame ({frames} frames)", flush=True)
         rows.append({"algorithm": algorithm, "atoms": n, "devices": ",".join(map(str, args.devices)),
                      "one_pairs_per_s": pairs / seconds["one"], "several_pairs_per_s": pairs / seconds["several"],
@@ -158,19 +187,21 @@ def tables(args, results):
              f"OpenMM {openmm.__version__}, {when}:", ""]
     if results["md"]:
         lines += ["| system | atoms | step | precision | OpenMM 1 GPU | OpenMM N GPUs | OpenMM N/1 | Narumi 1 GPU | "
-                  "Narumi N GPUs | Narumi N/1 | Narumi/OpenMM on N |", "| --- |" + " --- |" * 10]
+                  "Narumi N GPUs | Narumi N/1 | Narumi/OpenMM on N | step without nonbonded force, 1 / N GPUs (us) |",
+                  "| --- |" + " --- |" * 11]
         for r in results["md"]:
             lines.append(f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | {r['openmm_one']:.1f} | "
                          f"{r['openmm_several']:.1f} | {r['openmm_several'] / r['openmm_one']:.2f} | {r['narumi_one']:.1f} | "
                          f"{r['narumi_several']:.1f} | {r['narumi_several'] / r['narumi_one']:.2f} | "
-                         f"{r['narumi_several'] / r['openmm_several']:.2f} |")
+                         f"{r['narumi_several'] / r['openmm_several']:.2f} | {r['rest_one_us']:.0f} / {r['rest_several_us']:.0f} |")
         lines += ["", "(ns/day; N = the devices " + results["md"][0]["devices"] + ")", ""]
     if results["identity"]:
-        lines += ["| system | atoms | precision | evaluations | force components compared | differing | energies differing | "
-                  "largest difference (kJ/mol/nm) |", "| --- |" + " --- |" * 7]
+        lines += ["| system | atoms | precision | evaluations | force components compared | NarumiNonbondedForce: "
+                  "components differing | its energies differing | whole system: components differing | "
+                  "its energies differing |", "| --- |" + " --- |" * 8]
         lines += [f"| {r['system']} | {r['atoms']} | {r['precision']} | {r['evaluations']} | {r['components']} | "
-                  f"{r['differing_components']} | {r['differing_energies']} | {r['largest_difference']:.3g} |"
-                  for r in results["identity"]]
+                  f"{r['differing_components']} | {r['differing_energies']} | {r['differing_total_components']} | "
+                  f"{r['differing_total_energies']} |" for r in results["identity"]]
         lines.append("")
     if results["rdf"]:
         lines += ["| RDF algorithm | atoms | 1 GPU (G pairs/s) | N GPUs (G pairs/s) | N/1 | counts identical |",

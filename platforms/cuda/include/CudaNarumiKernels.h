@@ -56,8 +56,9 @@ public:
     }
     /**
      * This device's share: the pairs, and the exceptions, whose lower block lies in [begin, end) of the blocks
-     * (fractions of 0 to 1).  Any partition of [0, 1) over the devices computes every pair once.  Call after
-     * initialize(), which sets the whole.
+     * (fractions of 0 to 1).  Any partition of [0, 1) over the devices computes every pair once.  The neighbour list
+     * holds the tiles of the share's blocks and a margin of LIST_SHARE_MARGIN around it; a share beyond that margin
+     * is listed anew at the next evaluation.  Call after initialize(), which sets the whole.
      */
     void setShare(double beginFraction, double endFraction);
     /** The pairs' energy of the last energy evaluation (without the dispersion correction). */
@@ -120,6 +121,8 @@ private:
     bool statusPending = false, tileListSized = false;
     /** Evaluations between two Hilbert sorts of the atoms; the blocks are rebuilt from current positions every time. */
     static constexpr int SORT_INTERVAL = 20;
+    /** The list of a device that computes a share covers it and this fraction of the blocks on either side. */
+    static constexpr double LIST_SHARE_MARGIN = 0.03;
     int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
     std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms

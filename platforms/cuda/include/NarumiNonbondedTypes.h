@@ -168,6 +168,9 @@ struct NarumiNonbondedData {
     // This device's share of the pairs (the whole on one GPU): those whose lower block lies in [shareBlockBegin,
     // shareBlockEnd), tiles and exceptions alike.
     int shareBlockBegin, shareBlockEnd;
+    // The blocks whose tiles the neighbour list holds: a range around the share, so that on several devices each
+    // searches about its own share (the host rebuilds the list when its share leaves this range).
+    int listBlockBegin, listBlockEnd;
 };
 
 } // namespace OpenMMNarumi

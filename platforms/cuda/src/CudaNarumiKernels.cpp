@@ -141,6 +141,13 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
     auto boundary = [](double fraction, int count) { return (int) llround(fraction * count); };
     data.shareBlockBegin = boundary(beginFraction, data.numBlocks);
     data.shareBlockEnd = boundary(endFraction, data.numBlocks);
+    // The list covers the share and a margin for the shares' drift; a share that leaves it gets a new list at once.
+    if (data.shareBlockBegin < data.listBlockBegin || data.shareBlockEnd > data.listBlockEnd || data.listBlockEnd <= data.listBlockBegin) {
+        int margin = (int) ceil(LIST_SHARE_MARGIN * data.numBlocks);
+        data.listBlockBegin = max(0, data.shareBlockBegin - margin);
+        data.listBlockEnd = min(data.numBlocks, data.shareBlockEnd + margin);
+        rebuildRequested = true;
+    }
 }
 
 double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {

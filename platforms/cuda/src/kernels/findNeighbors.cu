@@ -1,6 +1,7 @@
 /**
  * The neighbour list, a half list of every pair within cutoff + skin, rebuilt only when an atom has moved more than
- * half the skin since it was built, or after a sort (the device's rebuildList word; else both kernels return at once):
+ * half the skin since it was built, or after a sort (the device's rebuildList word; else both kernels return at once).
+ * Only the blocks I of [listBlockBegin, listBlockEnd) get tiles: on several devices each lists about its own share.
  *
  *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
  *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
@@ -33,6 +34,11 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
         d.status->overflowListCount = 0;  // findNeighborTiles, which runs after this kernel, lists the new overflows
     if (blockI >= d.numBlocks)
         return;
+    if (blockI < d.listBlockBegin || blockI >= d.listBlockEnd) {
+        if (lane == 0)
+            d.candidateCounts[blockI] = 0;  // another device's block: findNeighborTiles lists no tiles for it
+        return;
+    }
     const unsigned int lowerLanes = (1u << lane) - 1;
     int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
     const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
@@ -197,8 +203,15 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
     const int blockI = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (!d.status->rebuildList)
         return;  // the list of an earlier evaluation still holds every pair within the cutoff
+    // Every atom's position at the build, also of blocks this device does not list: they are its tiles' partners.
     if (warp == 0 && 32 * blockI + lane < d.numAtoms)
         d.builtPositions[32 * blockI + lane] = d.slotPositions[32 * blockI + lane];
+    if (blockI < d.listBlockBegin || blockI >= d.listBlockEnd) {
+        if (threadIdx.x == 0)
+            d.tileCounts[blockI] = 0;
+        scanTileCountsIfLastBlock(d);
+        return;
+    }
     const unsigned int lowerLanes = (1u << lane) - 1;
     const long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
     int* segment = d.tileAtoms + blockI * capacityEntries;
