@@ -11,8 +11,11 @@ Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in
   identity  NarumiNonbondedForce's forces and energy on one GPU and on the list at the same positions, every precision,
             over --evaluations evaluations with the atoms moved between them (the devices' shares are rebalanced from
             measured times after each): the force components and energies that differ in any bit are counted
-  rdf       RDFEngine (all pairs and cell list) over a run of frames of a ~1M-atom water box: pairs/s on one GPU and
-            on the list (whole frames go to the devices), counts compared exactly
+  rdf       RDFEngine (all pairs and cell list) on a ~1M-atom water box: pairs/s over a run of frames, and the time of
+            one frame to its counts, on one GPU and on the list (a frame of 2^33 pair tests or more is split between
+            the devices, smaller ones go whole to one), counts compared exactly
+  profile   NarumiNonbondedForce's stage times and search counters on each of the listed devices (NARUMI_PROFILE_STAGES)
+            over --profile-steps MD steps of each system
   map       the direct-Coulomb potential map of benchmarks/potentialmap_speed.py (99,444 atoms, 256 x 256 x 16
             points) and its cutoff map (200^3 points): atom evaluations/s on one GPU and on the list (z slabs), the
             largest difference between the two maps
@@ -130,6 +133,25 @@ def identity_part(args, systems, rows):
             gc.collect()
 
 
+def profile_part(args, systems):
+    """Each device kernel prints its stage report when its Context goes: shown as it comes."""
+    step_fs, hydrogen_mass = md.TIMESTEPS[args.timestep]
+    several = ",".join(map(str, args.devices))
+    for name, topology, start, box in systems:
+        system = md.create_system(topology, hydrogen_mass)
+        openmmnarumi.replaceNonbondedForces(system)
+        print(f"== profile: {name}, DeviceIndex {several}, {args.profile_steps} steps", flush=True)
+        os.environ["NARUMI_PROFILE_STAGES"] = "1"
+        try:
+            context, integrator = md.make_context(system, start, box, args.precisions[0], step_fs, 9, several)
+        finally:
+            os.environ.pop("NARUMI_PROFILE_STAGES")
+        integrator.step(args.profile_steps)
+        context.getState(getEnergy=True)
+        del context, integrator
+        gc.collect()
+
+
 def rdf_part(args, rows):
     import rdf_speed
     from openmmnarumi.rdf import RDFEngine
@@ -139,7 +161,7 @@ def rdf_part(args, rows):
     everything = np.arange(n)
     pairs = n * (n - 1) // 2
     for algorithm in ("all-pairs", "cell-list"):
-        counts, seconds = {}, {}
+        counts, seconds, single = {}, {}, {}
         for label, devices in (("one", [args.devices[0]]), ("several", args.devices)):
             engine = RDFEngine(n, everything, rMax=rdf_speed.R_MAX, bins=240, backend="cuda", algorithm=algorithm,
                                cudaDevice=devices)
@@ -150,10 +172,15 @@ def rdf_part(args, rows):
             engine.pairCounts()
             seconds[label], frames = rdf_speed.time_frames(engine, positions, box, min_seconds=float("inf"),
                                                            max_frames=args.rdf_frames, warmup=False)
+            # One frame on its own, to the counts: a frame large enough is split between the devices.
+            start = time.perf_counter()
+            engine.addFrame(positions, box)
             counts[label] = np.asarray(engine.pairCounts())
+            single[label] = time.perf_counter() - start
             print(f"rdf {algorithm} {n} atoms on {devices}: {seconds[label] * 1e3:.2f} ms/frame ({frames} frames)", flush=True)
         rows.append({"algorithm": algorithm, "atoms": n, "devices": ",".join(map(str, args.devices)),
                      "one_pairs_per_s": pairs / seconds["one"], "several_pairs_per_s": pairs / seconds["several"],
+                     "one_frame_one_s": single["one"], "one_frame_several_s": single["several"],
                      "identical_counts": bool(np.array_equal(counts["one"], counts["several"]))})
 
 
@@ -204,11 +231,11 @@ def tables(args, results):
                   f"{r['differing_total_energies']} |" for r in results["identity"]]
         lines.append("")
     if results["rdf"]:
-        lines += ["| RDF algorithm | atoms | 1 GPU (G pairs/s) | N GPUs (G pairs/s) | N/1 | counts identical |",
-                  "| --- |" + " --- |" * 5]
+        lines += ["| RDF algorithm | atoms | run of frames, 1 GPU (G pairs/s) | N GPUs (G pairs/s) | N/1 | one frame, 1 GPU (ms) | "
+                  "N GPUs (ms) | counts identical |", "| --- |" + " --- |" * 7]
         lines += [f"| {r['algorithm']} | {r['atoms']} | {r['one_pairs_per_s'] / 1e9:.1f} | {r['several_pairs_per_s'] / 1e9:.1f} | "
-                  f"{r['several_pairs_per_s'] / r['one_pairs_per_s']:.2f} | {'yes' if r['identical_counts'] else 'NO'} |"
-                  for r in results["rdf"]]
+                  f"{r['several_pairs_per_s'] / r['one_pairs_per_s']:.2f} | {1e3 * r['one_frame_one_s']:.1f} | "
+                  f"{1e3 * r['one_frame_several_s']:.1f} | {'yes' if r['identical_counts'] else 'NO'} |" for r in results["rdf"]]
         lines.append("")
     if results["map"]:
         lines += ["| map method | atoms | points | 1 GPU (G evaluations/s) | N GPUs | N/1 | largest difference / largest value |",
@@ -224,13 +251,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--devices", type=parse_devices, default=[0, 1], help="the devices to compare with device 0 (0,1)")
-    parser.add_argument("--parts", nargs="+", default=["md", "identity", "rdf", "map"], choices=["md", "identity", "rdf", "map"])
+    parser.add_argument("--parts", nargs="+", default=["md", "identity", "rdf", "map"],
+                        choices=["md", "identity", "profile", "rdf", "map"])
     parser.add_argument("--systems", nargs="+", default=DEFAULT_SYSTEMS, choices=md.SYSTEMS)
     parser.add_argument("--timestep", default="4fs-hmr", choices=list(md.TIMESTEPS))
     parser.add_argument("--precisions", nargs="+", default=["single", "mixed"], choices=["single", "mixed", "double"])
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per MD run (default 3)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each force and device list per row (default 1)")
     parser.add_argument("--evaluations", type=int, default=5, help="evaluations per identity case (default 5)")
+    parser.add_argument("--profile-steps", type=int, default=200, help="MD steps of the profile part (default 200)")
     parser.add_argument("--rdf-atoms", type=int, default=1_000_000)
     parser.add_argument("--rdf-frames", type=int, default=12)
     parser.add_argument("--map-repeats", type=int, default=5)
@@ -244,7 +273,7 @@ def main():
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
 
     results = {"md": [], "identity": [], "rdf": [], "map": []}
-    if {"md", "identity"} & set(args.parts):
+    if {"md", "identity", "profile"} & set(args.parts):
         systems = []
         for key in args.systems:
             found = md.build(key, args.data_dir)
@@ -258,6 +287,8 @@ def main():
             md_part(args, systems, results["md"])
         if "identity" in args.parts:
             identity_part(args, systems, results["identity"])
+        if "profile" in args.parts:
+            profile_part(args, systems)
     if "rdf" in args.parts:
         rdf_part(args, results["rdf"])
     if "map" in args.parts:

@@ -43,6 +43,8 @@ public:
         for (FrameSlot& slot : slots_) {
             slot.uploaded = std::make_unique<Common::CudaEvent>();
             slot.consumed = std::make_unique<Common::CudaEvent>();
+            slot.countingStarted = std::make_unique<Common::CudaEvent>(true);
+            slot.countingFinished = std::make_unique<Common::CudaEvent>(true);
             slot.consumed->record(stream_);
         }
         histogram_ = std::make_unique<CudaPairHistogram>(problem_, numSMs, false, stream_);
@@ -77,6 +79,17 @@ public:
         return slots_[nextSlot_].consumed->reached("RDF frame");
     }
 
+    double lastFrameMilliseconds() override {
+        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        // The newest frame whose counting has finished: the slot used last, else the one before it.
+        for (size_t age = 1; age <= slots_.size(); age++) {
+            const FrameSlot& slot = slots_[(nextSlot_ + slots_.size() - age) % slots_.size()];
+            if (slot.timed && slot.countingFinished->reached("RDF frame"))
+                return slot.countingFinished->millisecondsSince(*slot.countingStarted);
+        }
+        return 0.0;
+    }
+
     void accumulate(const FrameInput& frame) override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         FrameSlot& slot = slots_[nextSlot_];
@@ -90,7 +103,10 @@ public:
             uploadSelected(frame.positionsDouble, slot.stagingDouble, slot.positionsDouble, positions.selectedDouble);
         slot.uploaded->record(copyStream_);
         slot.uploaded->makeWait(stream_);
-        histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_);
+        slot.countingStarted->record(stream_);
+        histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_, frame.share);
+        slot.countingFinished->record(stream_);
+        slot.timed = true;
         slot.consumed->record(stream_);
     }
 
@@ -103,6 +119,8 @@ private:
         Common::DeviceBuffer<float> positionsFloat;
         Common::DeviceBuffer<double> positionsDouble;
         std::unique_ptr<Common::CudaEvent> uploaded, consumed;
+        std::unique_ptr<Common::CudaEvent> countingStarted, countingFinished;   // timed: the devices' load balance
+        bool timed = false;                                                     // a frame has been counted from it
     };
 
     /** Only the selected atoms travel: gathered in selection order into page-locked memory, uploaded in one copy;

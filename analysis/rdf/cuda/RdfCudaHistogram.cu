@@ -10,6 +10,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace OpenMMNarumi::Rdf {
@@ -31,6 +32,27 @@ Cuda::AllPairsGeometry allPairsGeometry(int numA, int numB, bool sameSelection, 
     if (tilesA * numRanges > 0x7fffffffLL)
         throw std::invalid_argument("the all-pairs grid is too large for one launch");
     return Cuda::AllPairsGeometry{(int) numRanges, (int) chunksPerRange, (int) (tilesA * numRanges)};
+}
+
+/**
+ * The first selection-1 tile of the share that starts at fraction of the frame's all-pairs work: a tile's work is
+ * its chunks of selection 2, all of them, or for identical selections those from its own on (a triangle).  The same
+ * function on every device, so that neighbouring shares meet at the same tile.
+ */
+int allPairsShareTile(double fraction, long long tilesA, long long chunksB, bool sameSelection) {
+    if (fraction <= 0)
+        return 0;
+    if (fraction >= 1)
+        return (int) tilesA;
+    if (!sameSelection)
+        return (int) std::llround(fraction * tilesA);
+    double total = 0.5 * (double) tilesA * (double) (tilesA + 1), wanted = fraction * total, done = 0;
+    for (long long t = 0; t < tilesA; t++) {
+        if (done >= wanted)
+            return (int) t;
+        done += (double) (chunksB - t);
+    }
+    return (int) tilesA;
 }
 
 } // namespace
@@ -72,7 +94,9 @@ std::vector<uint64_t> CudaPairHistogram::download(cudaStream_t stream) {
 }
 
 void CudaPairHistogram::accumulate(const DevicePositions& positions, const BoxDouble& box, const CellGrid& grid,
-                                   Algorithm algorithm, cudaStream_t stream) {
+                                   Algorithm algorithm, cudaStream_t stream, WorkShare share) {
+    if (share.end <= share.begin)
+        return;  // a device with no part of this frame
     bool cellList = algorithm == Algorithm::CellList;
     prepare(selectionA_, 0, positions, box, grid, cellList, stream);
     if (!problem_.sameSelection)
@@ -84,17 +108,25 @@ void CudaPairHistogram::accumulate(const DevicePositions& positions, const BoxDo
         return;
     bool exclusions = !problem_.groupA.empty();
     BoxFloat boxF = boxFloat(box);
+    // This share's rows: cells of selection 1 (uniform work per cell), or tiles of selection 1 weighted by their work.
+    int numCells = grid.numCells();
+    Cuda::CellRange cells{(int) std::llround(share.begin * numCells), (int) std::llround(share.end * numCells)};
+    Cuda::AllPairsGeometry geometry = allPairsGeometry(atomsA.count, atomsB.count, problem_.sameSelection, numMultiprocessors_);
+    long long tilesA = (atomsA.count + Cuda::TILE - 1) / Cuda::TILE, chunksB = (atomsB.count + Cuda::TILE - 1) / Cuda::TILE;
+    int endTile = allPairsShareTile(share.end, tilesA, chunksB, problem_.sameSelection);
+    geometry.firstTile = allPairsShareTile(share.begin, tilesA, chunksB, problem_.sameSelection);
+    geometry.numBlocks = (endTile - geometry.firstTile) * geometry.numRanges;
+    if (cellList ? cells.endCell <= cells.firstCell : geometry.numBlocks <= 0)
+        return;
     int bins = problem_.settings.bins;
     for (int firstBin = 0; firstBin < bins; firstBin += Cuda::MAX_PASS_BINS) {
         Cuda::BinPass pass{firstBin, std::min(Cuda::MAX_PASS_BINS, bins - firstBin)};
         if (cellList)
-            checkCuda(Cuda::launchCellList(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB, grid, boxF,
+            checkCuda(Cuda::launchCellList(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB, grid, cells, boxF,
                                            problem_.binning, pass, counts_.data(), stream), "cell-list kernel");
         else
-            checkCuda(Cuda::launchAllPairs(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB,
-                                           allPairsGeometry(atomsA.count, atomsB.count, problem_.sameSelection,
-                                                            numMultiprocessors_),
-                                           boxF, problem_.binning, pass, counts_.data(), stream), "all-pairs kernel");
+            checkCuda(Cuda::launchAllPairs(box.kind, problem_.sameSelection, exclusions, atomsA, atomsB, geometry, boxF,
+                                           problem_.binning, pass, counts_.data(), stream), "all-pairs kernel");
     }
 }
 

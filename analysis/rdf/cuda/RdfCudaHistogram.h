@@ -50,9 +50,10 @@ public:
      *  counts; numMultiprocessors sizes the all-pairs grid. */
     CudaPairHistogram(const RdfProblem& problem, int numMultiprocessors, bool posqInput, cudaStream_t stream);
 
-    /** Queues one frame: box and grid from the host (parseBox, periodicCellGrid), algorithm already resolved. */
+    /** Queues one frame: box and grid from the host (parseBox, periodicCellGrid), algorithm already resolved; share:
+     *  which part of the frame's pair work to count (its selection-1 tiles or cells; the whole by default). */
     void accumulate(const DevicePositions& positions, const BoxDouble& box, const CellGrid& grid, Algorithm algorithm,
-                    cudaStream_t stream);
+                    cudaStream_t stream, WorkShare share = WorkShare());
     /** Queues clearing the counts. */
     void clear(cudaStream_t stream);
     /** The raw counts (see PairHistogramBackend::rawCounts); waits for the stream. */

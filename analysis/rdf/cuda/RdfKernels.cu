@@ -141,8 +141,9 @@ allPairsKernel(DeviceAtoms a, DeviceAtoms b, AllPairsGeometry geometry, BoxFloat
                unsigned long long* __restrict__ counts) {
     extern __shared__ unsigned int passCounts[];
     __shared__ float4 chunk[TILE];
-    const int tileA = blockIdx.x / geometry.numRanges;
-    const int range = blockIdx.x - tileA * geometry.numRanges;
+    const int tileOfShare = blockIdx.x / geometry.numRanges;
+    const int range = blockIdx.x - tileOfShare * geometry.numRanges;
+    const int tileA = geometry.firstTile + tileOfShare;
     const int numChunks = (b.count + TILE - 1) / TILE;
     int firstChunk = range * geometry.chunksPerRange;
     const int endChunk = min(firstChunk + geometry.chunksPerRange, numChunks);
@@ -186,11 +187,11 @@ allPairsKernel(DeviceAtoms a, DeviceAtoms b, AllPairsGeometry geometry, BoxFloat
  */
 template <BoxKind KIND, bool SAME, bool EXCLUSIONS>
 __global__ void __launch_bounds__(CELL_THREADS)
-cellListKernel(DeviceAtoms a, DeviceAtoms b, CellGrid grid, BoxFloat box, Binning binning, BinPass pass,
+cellListKernel(DeviceAtoms a, DeviceAtoms b, CellGrid grid, int firstCell, BoxFloat box, Binning binning, BinPass pass,
                unsigned long long* __restrict__ counts) {
     extern __shared__ unsigned int passCounts[];
     __shared__ float4 chunk[CELL_THREADS];
-    const int cell = blockIdx.x;
+    const int cell = firstCell + blockIdx.x;
     const int aBegin = a.cellStart[cell], aEnd = a.cellStart[cell + 1];
     if (aBegin == aEnd)
         return;
@@ -264,14 +265,14 @@ cudaError_t allPairs(DeviceAtoms a, DeviceAtoms b, const AllPairsGeometry& geome
 }
 
 template <BoxKind KIND, bool SAME, bool EXCLUSIONS>
-cudaError_t cellList(DeviceAtoms a, DeviceAtoms b, const CellGrid& grid, const BoxFloat& box, const Binning& binning,
-                     const BinPass& pass, unsigned long long* counts, cudaStream_t stream) {
+cudaError_t cellList(DeviceAtoms a, DeviceAtoms b, const CellGrid& grid, CellRange cells, const BoxFloat& box,
+                     const Binning& binning, const BinPass& pass, unsigned long long* counts, cudaStream_t stream) {
     auto kernel = cellListKernel<KIND, SAME, EXCLUSIONS>;
     size_t shared = pass.numBins * sizeof(unsigned int);
     cudaError_t status = allowSharedMemory(kernel, shared);
     if (status != cudaSuccess)
         return status;
-    kernel<<<grid.numCells(), CELL_THREADS, shared, stream>>>(a, b, grid, box, binning, pass, counts);
+    kernel<<<cells.endCell - cells.firstCell, CELL_THREADS, shared, stream>>>(a, b, grid, cells.firstCell, box, binning, pass, counts);
     return cudaGetLastError();
 }
 
@@ -351,9 +352,9 @@ cudaError_t launchAllPairs(BoxKind kind, bool sameSelection, bool exclusions, De
 }
 
 cudaError_t launchCellList(BoxKind kind, bool sameSelection, bool exclusions, DeviceAtoms a, DeviceAtoms b,
-                           const CellGrid& grid, const BoxFloat& box, const Binning& binning, const BinPass& pass,
-                           unsigned long long* counts, cudaStream_t stream) {
-    return dispatch<CellListLaunch>(kind, sameSelection, exclusions, a, b, grid, box, binning, pass, counts, stream);
+                           const CellGrid& grid, CellRange cells, const BoxFloat& box, const Binning& binning,
+                           const BinPass& pass, unsigned long long* counts, cudaStream_t stream) {
+    return dispatch<CellListLaunch>(kind, sameSelection, exclusions, a, b, grid, cells, box, binning, pass, counts, stream);
 }
 
 } // namespace Cuda

@@ -21,12 +21,20 @@ constexpr int CELL_THREADS = 256;                                // threads of a
 constexpr unsigned long long CELL_FLUSH_PAIRS = 1ull << 31;      // a cell-list block flushes before exceeding this
 constexpr int MAX_PASS_BINS = 16384;                             // bins in shared memory per pass (64 KB)
 
-/** Where the all-pairs blocks go: blockIdx.x = tileA * numRanges + range; range r covers chunks
- *  [r * chunksPerRange, (r + 1) * chunksPerRange) of selection 2. */
+/** Where the all-pairs blocks go: blockIdx.x = (tileA - firstTile) * numRanges + range; range r covers chunks
+ *  [r * chunksPerRange, (r + 1) * chunksPerRange) of selection 2; the tiles of selection 1 from firstTile on (a
+ *  device's share of a split frame) get numBlocks / numRanges of them. */
 struct AllPairsGeometry {
     int numRanges;
     int chunksPerRange;
     int numBlocks;
+    int firstTile = 0;
+};
+
+/** The cells of selection 1 that a cell-list launch takes: [firstCell, endCell). */
+struct CellRange {
+    int firstCell;
+    int endCell;
 };
 
 /** Which bins this launch keeps in shared memory: [firstBin, firstBin + numBins). */
@@ -61,10 +69,10 @@ cudaError_t launchAllPairs(BoxKind kind, bool sameSelection, bool exclusions, De
                            const AllPairsGeometry& geometry, const BoxFloat& box, const Binning& binning,
                            const BinPass& pass, unsigned long long* counts, cudaStream_t stream);
 
-/** Cell-list histogramming, one block per cell of selection 1, into counts (64-bit, global). */
+/** Cell-list histogramming, one block per cell of selection 1 in cells, into counts (64-bit, global). */
 cudaError_t launchCellList(BoxKind kind, bool sameSelection, bool exclusions, DeviceAtoms a, DeviceAtoms b,
-                           const CellGrid& grid, const BoxFloat& box, const Binning& binning, const BinPass& pass,
-                           unsigned long long* counts, cudaStream_t stream);
+                           const CellGrid& grid, CellRange cells, const BoxFloat& box, const Binning& binning,
+                           const BinPass& pass, unsigned long long* counts, cudaStream_t stream);
 
 } // namespace Cuda
 } // namespace OpenMMNarumi::Rdf

@@ -36,6 +36,21 @@ struct RdfSettings {
     int cpuThreads = 0;         // 0: std::thread::hardware_concurrency()
     int cudaDevice = 0;
     std::vector<int> cudaDevices;   // two or more: frames spread over these devices (cudaDevice is then unused)
+    // On several devices, a frame of at least this many pair tests is split between them (each counts a share of
+    // its pairs); smaller frames go whole to one device.  2^33 tests take ~4.5 ms on an H100, far more than the
+    // host's gathering and upload of the frame, which a split does once per device.
+    int64_t splitFramePairs = int64_t(1) << 33;
+};
+
+/**
+ * The part of a frame's pair work that a backend counts: the selection-1 rows (all-pairs tiles of selection 1, or
+ * cells of the cell list) between these fractions of the frame's work.  Shares laid end to end over [0, 1) count
+ * every pair once.
+ */
+struct WorkShare {
+    double begin = 0.0;
+    double end = 1.0;
+    bool whole() const { return begin <= 0.0 && end >= 1.0; }
 };
 
 /** What a backend counts in one frame; positions are the caller's, numAtoms x 3 values in nm. */
@@ -45,6 +60,7 @@ struct FrameInput {
     BoxDouble box;
     CellGrid grid;
     Algorithm algorithm = Algorithm::AllPairs;  // already resolved
+    WorkShare share;                            // the whole frame except on several devices (CUDA backend only)
 };
 
 /** Interface of the backends.  Raw counts: unordered pairs i<j for identical selections, otherwise every
@@ -59,6 +75,10 @@ public:
     /** Whether accumulate() would queue a frame now without waiting for earlier ones (pipelined backends). */
     virtual bool canTakeFrameNow() {
         return true;
+    }
+    /** GPU time (ms) of the counting of the latest frame that has finished, or 0 where unknown (load balancing). */
+    virtual double lastFrameMilliseconds() {
+        return 0.0;
     }
 };
 
@@ -171,11 +191,17 @@ private:
 std::unique_ptr<PairHistogramBackend> createCpuBackend(const RdfProblem& problem);
 std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& problem);
 /**
- * Several backends as one (src/RdfMultiDeviceBackend.cpp): each frame goes whole to the first backend, in rotation,
- * that can queue it at once (else to the next in rotation, which waits), so that a faster device counts more
- * frames; the raw counts are the 64-bit sums of theirs, identical to one backend's whatever frame went where.
+ * Several backends as one (src/RdfMultiDeviceBackend.cpp).  A frame of at least settings.splitFramePairs pair tests
+ * is split: every backend counts its share of the frame's pairs, the shares following the devices' measured times
+ * (Levine et al.'s load balancing).  A smaller frame goes whole to the first backend, in rotation, that can queue it
+ * at once (else to the next in rotation, which waits), so that a faster device counts more frames.  The raw counts
+ * are the 64-bit sums of theirs, identical to one backend's whatever was counted where.
  */
-std::unique_ptr<PairHistogramBackend> createMultiDeviceBackend(std::vector<std::unique_ptr<PairHistogramBackend> > backends);
+std::unique_ptr<PairHistogramBackend> createMultiDeviceBackend(const RdfProblem& problem,
+                                                               std::vector<std::unique_ptr<PairHistogramBackend> > backends);
+
+/** Pair tests of one frame: all pairs of the selections, or those of the cells each cell list cell meets. */
+int64_t framePairTests(const RdfProblem& problem, const FrameInput& frame);
 
 /** Chooses the algorithm: a cell list when its 27-cell stencil covers at most a quarter of the grid and there are
  *  at least 2^24 pairs, otherwise all pairs (docs/rdf.md). */

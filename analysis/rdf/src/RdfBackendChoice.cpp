@@ -24,7 +24,7 @@ std::unique_ptr<PairHistogramBackend> createBackend(const RdfProblem& problem) {
                 onDevice.settings.cudaDevice = device;
                 backends.push_back(createCudaBackend(onDevice));
             }
-            return createMultiDeviceBackend(std::move(backends));
+            return createMultiDeviceBackend(problem, std::move(backends));
         }
         if (cudaPresent)
             return createCudaBackend(problem);

@@ -79,6 +79,8 @@ RdfProblem buildProblem(int numAtoms, const std::vector<int>& selection1, const 
         throw std::invalid_argument(message("rMax = ", settings.rMax, " must be finite and larger than rMin = ", settings.rMin));
     if (settings.cpuThreads < 0)
         throw std::invalid_argument(message("cpuThreads = ", settings.cpuThreads, " is negative"));
+    if (settings.splitFramePairs < 0)
+        throw std::invalid_argument(message("splitFramePairs = ", settings.splitFramePairs, " is negative"));
     if (!exclusionGroups.empty() && (int) exclusionGroups.size() != numAtoms)
         throw std::invalid_argument(message("exclusionGroups has ", exclusionGroups.size(), " entries for ", numAtoms, " atoms"));
 

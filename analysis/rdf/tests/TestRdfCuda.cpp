@@ -164,6 +164,48 @@ TEST_F(RdfCuda, FloatDoubleFramesResetAndEdgeCases) {
 }
 
 /**
+ * Frames split over several devices (splitFramePairs = 0: every frame; NARUMI_TEST_DEVICES, by default the same GPU
+ * listed twice) count exactly what one device and the CPU backend count: all pairs and the cell list, identical,
+ * disjoint and overlapping selections, exclusion groups, no box, a rectangular and a triclinic box, over several
+ * frames, between which the shares follow the devices' measured times.
+ */
+TEST_F(RdfCuda, SplitFramesCountWhatOneDeviceCounts) {
+    const int numAtoms = 6000, numFrames = 4;
+    std::vector<BoxCase> boxes = {{"none", {}, 1.4}, {"rectangular", {5.1, 0, 0, 0, 4.9, 0, 0, 0, 5.4}, 1.3},
+                                  {"triclinic", triclinic(5.0), 1.2}};
+    std::vector<int> all = range(0, numAtoms), first = range(0, 3500), last = range(2000, numAtoms);
+    std::vector<int> groups(numAtoms);
+    for (int i = 0; i < numAtoms; i++)
+        groups[i] = i / 3;
+    for (const BoxCase& box : boxes)
+        for (Algorithm algorithm : {Algorithm::AllPairs, Algorithm::CellList})
+            for (bool overlapping : {false, true}) {
+                const std::vector<int>& sel1 = overlapping ? first : all;
+                const std::vector<int>* sel2 = overlapping ? &last : nullptr;
+                std::vector<int> exclusionGroups = overlapping ? groups : std::vector<int>();
+                RdfSettings one = settings(box.rMax, 150, Backend::CUDA, algorithm), split = one, cpu = one;
+                split.cudaDevices = OpenMMNarumi::Test::multiDeviceList();
+                split.splitFramePairs = 0;
+                cpu.backend = Backend::CPU;
+                RdfEngine onOne(numAtoms, sel1, sel2, one, exclusionGroups), onSeveral(numAtoms, sel1, sel2, split, exclusionGroups),
+                    onCpu(numAtoms, sel1, sel2, cpu, exclusionGroups);
+                for (int f = 0; f < numFrames; f++) {
+                    System s = randomSystem(numAtoms, box.box, 900 + f);
+                    const double* frameBox = box.box.empty() ? nullptr : box.box.data();
+                    onOne.addFrame(s.positions.data(), frameBox);
+                    onSeveral.addFrame(s.positions.data(), frameBox);
+                    onCpu.addFrame(s.positions.data(), frameBox);
+                }
+                std::string label = std::string(box.name) + (algorithm == Algorithm::CellList ? " cell list" : " all pairs") +
+                                    (overlapping ? ", overlapping selections with exclusions" : ", identical selections");
+                std::vector<uint64_t> expected = onCpu.pairCounts();
+                ASSERT_GT(total(expected), (uint64_t) numFrames * 100000u) << label;
+                EXPECT_EQ(onOne.pairCounts(), expected) << label;
+                EXPECT_EQ(onSeveral.pairCounts(), expected) << label;
+            }
+}
+
+/**
  * Frames spread over several devices (NARUMI_TEST_DEVICES; by default the same GPU listed twice: two backends with
  * their own streams and pipelines)
  * count exactly what one device counts, over enough frames that both devices get some, with the caller's buffer

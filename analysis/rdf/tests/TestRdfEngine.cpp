@@ -260,6 +260,9 @@ TEST(RdfEngine, BadInputGivesAClearError) {
     EXPECT_THROW(RdfEngine(20, all, nullptr, settings(0.5, 10, Backend::CPU, Algorithm::Auto, 0.5)), std::invalid_argument);
     EXPECT_THROW(RdfEngine(20, all, nullptr, settings(NAN, 10, Backend::CPU, Algorithm::Auto)), std::invalid_argument);
     EXPECT_THROW(RdfEngine(20, all, nullptr, config, std::vector<int>(19, 0)), std::invalid_argument);
+    auto negativeSplit = config;
+    negativeSplit.splitFramePairs = -5;
+    EXPECT_NE(messageOf([&] { RdfEngine bad(20, all, nullptr, negativeSplit); }).find("splitFramePairs = -5"), std::string::npos);
 }
 
 TEST(RdfEngine, TheLimitIsHalfTheShortestBrickSide) {

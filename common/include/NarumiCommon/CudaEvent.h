@@ -2,9 +2,9 @@
 #define NARUMI_COMMON_CUDA_EVENT_H_
 
 /**
- * CudaEvent: a move-only RAII CUDA event without timing (StageTimer keeps the timed ones), the one way the project
- * orders work between streams and lets the host wait for a point in a stream.  Create, record and destroy it while
- * the device context it belongs to is current.
+ * CudaEvent: a move-only RAII CUDA event, the one way the project orders work between streams, lets the host wait for
+ * a point in a stream and, made with timing, measures a span of GPU time between two events (StageTimer keeps its
+ * own for per-stage reports).  Create, record and destroy it while the device context it belongs to is current.
  */
 
 #include "NarumiCommon/CudaError.h"
@@ -15,8 +15,9 @@ namespace OpenMMNarumi::Common {
 
 class CudaEvent {
 public:
-    CudaEvent() {
-        checkCuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+    /** timing: whether millisecondsSince can measure spans that end at this event (timing costs a little). */
+    explicit CudaEvent(bool timing = false) {
+        checkCuda(cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
     }
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
@@ -50,6 +51,12 @@ public:
     /** Blocks the host until the recorded point is reached; an error of the work before it is thrown here. */
     void synchronize(const char* what) const {
         checkCuda(cudaEventSynchronize(event_), what);
+    }
+    /** GPU milliseconds from start to this event, both timed and reached. */
+    float millisecondsSince(const CudaEvent& start) const {
+        float milliseconds = 0;
+        checkCuda(cudaEventElapsedTime(&milliseconds, start.event_, event_), "cudaEventElapsedTime");
+        return milliseconds;
     }
 
 private:

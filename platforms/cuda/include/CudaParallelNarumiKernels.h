@@ -11,12 +11,12 @@ namespace OpenMMNarumi {
 /**
  * NarumiNonbondedForce on a CUDA Context of several devices (DeviceIndex "0,1", ...), in the pattern of OpenMM's own
  * parallel kernels: one CudaCalcNarumiNonbondedForceKernel per device, run on that device's work thread.  Every
- * device sorts and searches all atoms (they are few microseconds against the pairs) and computes the pairs and
- * exceptions whose lower block lies in its share of the blocks into its own force buffer,
+ * device sorts all atoms, lists the tiles of about its own share of the blocks (CudaNarumiKernels.h: setShare) and
+ * computes the pairs and exceptions whose lower block lies in its share into its own force buffer,
  * which OpenMM sums into the first device's as 64-bit integers.  Narumi and FixedPoint64 sums are exact on the
  * 2^-25 (2^-32) grid whatever the partition, so forces and energy are bit-identical to one device's; the
  * floating-point methods A to E are not (order-dependent by design).  The shares follow the measured GPU time of
- * each device's pair stages.
+ * each device's pair stages (Common::rebalancedShares, NarumiCommon/ShareBalance.h).
  */
 class CudaParallelCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:

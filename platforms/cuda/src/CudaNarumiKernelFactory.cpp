@@ -21,10 +21,13 @@ public:
                 return new CudaParallelCalcNarumiNonbondedForceKernel(name, platform, platformData);
             return new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[0]);
         }
-        // The sampler reads the first device's positions, which integration keeps current; it samples at the start of
-        // a step (updateContextState), when no work thread is running.
-        if (name == CalcRDFSamplerKernel::Name())
+        // The sampler samples at the start of a step (updateContextState), when no work thread is running, from the
+        // first device's positions, which integration keeps current; on several devices each counts a share.
+        if (name == CalcRDFSamplerKernel::Name()) {
+            if (platformData.contexts.size() > 1)
+                return new CudaParallelCalcRDFSamplerKernel(name, platform, platformData);
             return new CudaCalcRDFSamplerKernel(name, platform, *platformData.contexts[0]);
+        }
         throw OpenMMException("CudaNarumiKernelFactory: no kernel named '" + name + "'");
     }
 };

@@ -141,11 +141,15 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
     auto boundary = [](double fraction, int count) { return (int) llround(fraction * count); };
     data.shareBlockBegin = boundary(beginFraction, data.numBlocks);
     data.shareBlockEnd = boundary(endFraction, data.numBlocks);
-    // The list covers the share and a margin for the shares' drift; a share that leaves it gets a new list at once.
-    if (data.shareBlockBegin < data.listBlockBegin || data.shareBlockEnd > data.listBlockEnd || data.listBlockEnd <= data.listBlockBegin) {
-        int margin = (int) ceil(LIST_SHARE_MARGIN * data.numBlocks);
-        data.listBlockBegin = max(0, data.shareBlockBegin - margin);
-        data.listBlockEnd = min(data.numBlocks, data.shareBlockEnd + margin);
+    // The list covers the share and a margin for the shares' drift.  A share that leaves it, or a list more than two
+    // margins wider than the share (the whole, before the first shares), is listed anew at the next evaluation.
+    int margin = (int) ceil(LIST_SHARE_MARGIN * data.numBlocks);
+    int begin = max(0, data.shareBlockBegin - margin), end = min(data.numBlocks, data.shareBlockEnd + margin);
+    bool uncovered = data.shareBlockBegin < data.listBlockBegin || data.shareBlockEnd > data.listBlockEnd;
+    bool tooWide = data.listBlockBegin < begin - margin || data.listBlockEnd > end + margin;
+    if (uncovered || tooWide || data.listBlockEnd <= data.listBlockBegin) {
+        data.listBlockBegin = begin;
+        data.listBlockEnd = end;
         rebuildRequested = true;
     }
 }

@@ -1,4 +1,5 @@
 #include "CudaParallelNarumiKernels.h"
+#include "NarumiCommon/ShareBalance.h"
 #include "openmm/OpenMMException.h"
 #include <algorithm>
 #include <numeric>
@@ -6,15 +7,6 @@
 using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
-
-namespace {
-
-/** At one rebalancing a share changes by at most this factor: a noisy timing cannot swing the shares. */
-constexpr double LARGEST_SHARE_CHANGE = 1.25;
-/** No device's share drops below this: its timing must stay measurable to win work back. */
-constexpr double SMALLEST_SHARE = 0.02;
-
-} // namespace
 
 /** One device's evaluation, queued on its work thread (after OpenMM's copy of the positions to it). */
 class CudaParallelCalcNarumiNonbondedForceKernel::Task : public ComputeContext::WorkTask {
@@ -41,7 +33,7 @@ CudaParallelCalcNarumiNonbondedForceKernel::CudaParallelCalcNarumiNonbondedForce
         kernel->setPartOfParallel();
         kernels.emplace_back(kernel);
     }
-    shares.assign(numDevices, 1.0 / numDevices);
+    shares = Common::equalShares(numDevices);
     measurementsUsed.assign(numDevices, 0);
 }
 
@@ -52,11 +44,9 @@ void CudaParallelCalcNarumiNonbondedForceKernel::initialize(const System& system
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::applyShares() {
-    double begin = 0;
     for (int i = 0; i < (int) kernels.size(); i++) {
-        double end = (i + 1 == (int) kernels.size() ? 1.0 : min(1.0, begin + shares[i]));
+        auto [begin, end] = Common::shareBounds(shares, i);
         device(i).setShare(begin, end);
-        begin = end;
     }
 }
 
@@ -65,21 +55,12 @@ void CudaParallelCalcNarumiNonbondedForceKernel::rebalance() {
     for (int i = 0; i < numDevices; i++)
         if (device(i).shareMeasurements() <= measurementsUsed[i] || !(device(i).lastShareMilliseconds() > 0))
             return;
-    // Each device's speed is its share per millisecond; the shares that would make every device take equally long
-    // are proportional to it.  Half of that step is taken, within LARGEST_SHARE_CHANGE, for stability.
-    vector<double> target(numDevices);
+    vector<double> milliseconds(numDevices);
     for (int i = 0; i < numDevices; i++) {
-        target[i] = max(shares[i], SMALLEST_SHARE) / device(i).lastShareMilliseconds();
+        milliseconds[i] = device(i).lastShareMilliseconds();
         measurementsUsed[i] = device(i).shareMeasurements();
     }
-    double total = accumulate(target.begin(), target.end(), 0.0);
-    for (int i = 0; i < numDevices; i++) {
-        double wanted = 0.5 * (shares[i] + target[i] / total);
-        shares[i] = max(SMALLEST_SHARE, min(shares[i] * LARGEST_SHARE_CHANGE, max(shares[i] / LARGEST_SHARE_CHANGE, wanted)));
-    }
-    double sum = accumulate(shares.begin(), shares.end(), 0.0);
-    for (double& share : shares)
-        share /= sum;
+    shares = Common::rebalancedShares(shares, milliseconds);
     applyShares();
 }
 

@@ -12,6 +12,7 @@
 #include "NarumiNonbondedForceTests.h"
 #include "NarumiTestDevices.h"
 #include "openmm/HarmonicBondForce.h"
+#include <cstring>
 #include <iostream>
 #include <random>
 
@@ -148,32 +149,85 @@ TEST(CudaNarumiMultiDevice, ParameterUpdatesReachEveryDevice) {
     EXPECT_EQ(onOne.energy, onTwo.energy);
 }
 
+/** The tiles per evaluation of each device kernel's search report (NARUMI_PROFILE_STAGES), printed as its Context goes. */
+vector<double> listedTilesPerDevice(const System& system, const string& devices, int evaluations, const vector<Vec3>& positions) {
+    setenv("NARUMI_PROFILE_STAGES", "1", 1);
+    VerletIntegrator integrator(0.001);
+    auto context = cudaContext(system, integrator, "mixed", devices);
+    unsetenv("NARUMI_PROFILE_STAGES");
+    context->setPositions(positions);
+    for (int k = 0; k < evaluations; k++)
+        energyAndForces(*context);
+    ::testing::internal::CaptureStderr();
+    context.reset();
+    string report = ::testing::internal::GetCapturedStderr();
+    vector<double> tiles;
+    for (size_t at = report.find("(per evaluation): tiles "); at != string::npos; at = report.find("(per evaluation): tiles ", at + 1))
+        tiles.push_back(atof(report.c_str() + at + strlen("(per evaluation): tiles ")));
+    return tiles;
+}
+
 /**
- * The floating-point methods (A to E) sum in an order that depends on the partition: not bit-identical.  Their
- * error against the Reference platform on two devices stays that of one device (method A's float sums of the
- * excluded pairs' large terms make it ~1e-4, the accuracy study's point).
+ * Each device searches about its own share of the blocks: its list holds about half of one device's tiles (its share
+ * and a margin), and together they hold at least all of them.
+ */
+TEST(CudaNarumiMultiDevice, EachDeviceListsAboutItsOwnShare) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(5.0), 86);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodic(1.0))});
+    vector<double> one = listedTilesPerDevice(*system, "0", 6, water.positions);
+    vector<double> two = listedTilesPerDevice(*system, multiDeviceIndex(), 6, water.positions);
+    ASSERT_EQ(one.size(), 1u);
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_GT(one[0], 1000.0);
+    for (double tiles : two)
+        EXPECT_LT(tiles, 0.7 * one[0]) << "a device listed " << tiles << " of " << one[0] << " tiles";
+    EXPECT_GE(two[0] + two[1], one[0]);
+}
+
+/**
+ * The floating-point methods (A to E) sum in an order that depends on the partition (and on each device's list of
+ * tiles): not bit-identical.  Their error against the Reference platform on two devices stays that of one device.
+ * Method A's error is dominated by the float sums of the excluded pairs' large terms (~1e-4, the accuracy study's
+ * point), a random quantity of the summation order, so the errors are compared as RMS over twelve configurations: an
+ * error that grows systematically (excluded pairs added on one device and removed on another, as a first version
+ * did, 10x) fails, while the ratio of two such RMS values exceeds 3 by chance with a probability below 1e-3.
  */
 TEST(CudaNarumiMultiDevice, FloatingPointMethodsKeepTheirOneDeviceAccuracy) {
     SKIP_WITHOUT_CUDA();
     TestSystem ts = solvatedMoleculeInOctahedron();
+    const int configurations = 12;
     for (auto accumulation : {Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::ModifiedNitadori}) {
         Narumi* force = makeNarumiForce(ts, periodic(1.0));
         force->setAccumulationMethod(accumulation);
         auto system = makeSystem(ts, {force});
-        EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
-        VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001);
+        VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001), referenceIntegrator(0.001);
         auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
         auto two = cudaContext(*system, twoIntegrator, "mixed", multiDeviceIndex());
-        one->setPositions(ts.positions);
-        two->setPositions(ts.positions);
-        EnergyAndForces onOne = energyAndForces(*one), onTwo = energyAndForces(*two);
-        double forceErrorOne = relativeRmsDifference(onOne.forces, reference.forces);
-        double forceErrorTwo = relativeRmsDifference(onTwo.forces, reference.forces);
-        double energyErrorOne = fabs(onOne.energy - reference.energy), energyErrorTwo = fabs(onTwo.energy - reference.energy);
-        EXPECT_LE(forceErrorTwo, 2 * forceErrorOne + 1e-7) << "accumulation " << accumulation;
-        EXPECT_LE(energyErrorTwo, 2 * energyErrorOne + 1e-7 * fabs(reference.energy)) << "accumulation " << accumulation;
-        cout << "[ accuracy ] accumulation " << accumulation << ": relative RMS force error " << forceErrorOne << " on one device, "
-             << forceErrorTwo << " on two; energy error " << energyErrorOne << " / " << energyErrorTwo << " kJ/mol" << endl;
+        Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+        mt19937 random(85);
+        normal_distribution<double> step(0.0, 0.003);
+        vector<Vec3> positions = ts.positions;
+        double forceOne = 0, forceTwo = 0, energyOne = 0, energyTwo = 0, energyScale = 0;
+        for (int c = 0; c < configurations; c++) {
+            for (Vec3& p : positions)
+                p += Vec3(step(random), step(random), step(random));
+            for (Context* context : {one.get(), two.get(), &reference})
+                context->setPositions(positions);
+            EnergyAndForces expected = energyAndForces(reference), onOne = energyAndForces(*one), onTwo = energyAndForces(*two);
+            forceOne += pow(relativeRmsDifference(onOne.forces, expected.forces), 2);
+            forceTwo += pow(relativeRmsDifference(onTwo.forces, expected.forces), 2);
+            energyOne += pow(onOne.energy - expected.energy, 2);
+            energyTwo += pow(onTwo.energy - expected.energy, 2);
+            energyScale = max(energyScale, fabs(expected.energy));
+        }
+        forceOne = sqrt(forceOne / configurations), forceTwo = sqrt(forceTwo / configurations);
+        energyOne = sqrt(energyOne / configurations), energyTwo = sqrt(energyTwo / configurations);
+        EXPECT_LE(forceTwo, 3 * forceOne + 1e-7) << "accumulation " << accumulation;
+        EXPECT_LE(energyTwo, 3 * energyOne + 1e-7 * energyScale) << "accumulation " << accumulation;
+        cout << "[ accuracy ] accumulation " << accumulation << ", RMS over " << configurations << " configurations: relative RMS "
+             << "force error " << forceOne << " on one device, " << forceTwo << " on two; energy error " << energyOne << " / "
+             << energyTwo << " kJ/mol" << endl;
     }
 }
 

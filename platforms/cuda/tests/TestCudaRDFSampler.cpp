@@ -1,11 +1,12 @@
 /**
  * RDFSampler on OpenMM's CUDA platform: the shared behaviour of every platform (tests/cpp/RDFSamplerTests.h) in
- * single, mixed and double precision, then against the RDF engine's CPU backend on the same frames (getState's
+ * single, mixed and double precision, and on a Context of several devices, then against the RDF engine's CPU backend on the same frames (getState's
  * positions at the steps the sampler samples) at sizes that take the cell-list path, and in a run where OpenMM
  * reorders the atoms (a periodic NonbondedForce makes it sort them every 250 steps).  Every test skips (never passes)
  * where OpenMM's CUDA platform or a GPU is missing.
  */
 
+#include "NarumiTestDevices.h"
 #include "RDFSamplerTests.h"
 
 // Both sides histogram getState's positions, which in single and mixed precision are OpenMM's float posq: the same
@@ -13,6 +14,12 @@
 INSTANTIATE_TEST_SUITE_P(CUDA, RDFSamplerTest,
                          ::testing::Values(PlatformUnderTest{"CUDA", "single", 0.0}, PlatformUnderTest{"CUDA", "mixed", 0.0},
                                            PlatformUnderTest{"CUDA", "double", 0.0}),
+                         platformLabel);
+// A Context of several devices (NARUMI_TEST_DEVICES; by default the one GPU listed twice): each device counts a share
+// of every frame, the later ones from a copy of the first device's positions.
+INSTANTIATE_TEST_SUITE_P(CUDA_devices, RDFSamplerTest,
+                         ::testing::Values(PlatformUnderTest{"CUDA", "mixed", 0.0, multiDeviceIndex()},
+                                           PlatformUnderTest{"CUDA", "double", 0.0, multiDeviceIndex()}),
                          platformLabel);
 
 namespace {
