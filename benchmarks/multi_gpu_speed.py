@@ -24,7 +24,6 @@ A table of each part is printed at the end and appended to --markdown; --json ke
 import argparse
 import datetime
 import gc
-import json
 import os
 import statistics
 import sys
@@ -295,13 +294,8 @@ def main():
         map_part(args, results["map"])
 
     gpu, lines = tables(args, results)
-    print("\n".join(lines))
-    if args.markdown:
-        with open(args.markdown, "a") as out:
-            out.write("\n".join(lines) + "\n\n")
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump({"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "results": results}, out, indent=1)
+    md.write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv,
+                                                      "results": results})
 
 
 if __name__ == "__main__":

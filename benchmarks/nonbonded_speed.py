@@ -280,13 +280,19 @@ def main():
         lines += [f"| {s} | " + " | ".join(f"{p['stages'].get(s, float('nan')):.1f}" for p in profiles) + " |" for s in stage_names]
         for counter in ("tiles", "list builds", "overflow blocks", "unfiltered blocks", "untested block pairs", "blocks"):
             lines.append(f"| search: {counter} | " + " | ".join(f"{p['search'].get(counter, float('nan')):g}" for p in profiles) + " |")
+    write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows,
+                                                   "profiles": profiles})
+
+
+def write_report(lines, markdown, json_path, measurements):
+    """Prints the tables, appends them to the markdown file and writes the measurements as JSON (each where given)."""
     print("\n".join(lines))
-    if args.markdown:
-        with open(args.markdown, "a") as out:
+    if markdown:
+        with open(markdown, "a") as out:
             out.write("\n".join(lines) + "\n\n")
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump({"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows, "profiles": profiles}, out, indent=1)
+    if json_path:
+        with open(json_path, "w") as out:
+            json.dump(measurements, out, indent=1)
 
 
 if __name__ == "__main__":
