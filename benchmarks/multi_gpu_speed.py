@@ -164,9 +164,10 @@ def rdf_part(args, rows):
         for label, devices in (("one", [args.devices[0]]), ("several", args.devices)):
             engine = RDFEngine(n, everything, rMax=rdf_speed.R_MAX, bins=240, backend="cuda", algorithm=algorithm,
                                cudaDevice=devices)
-            # A warm-up frame for each device (the engine hands whole frames to the devices in turn), so that no
-            # device's first launch is timed; then a run of frames, the same number on both.
-            for _ in args.devices:
+            # Two warm-up frames for each device (whole frames go to the devices in turn, and each pipeline has two
+            # staging slots whose page-locked memory is allocated at their first frame), so that no first launch or
+            # allocation is timed; then a run of frames, the same number on both.
+            for _ in range(2 * len(args.devices)):
                 engine.addFrame(positions, box)
             engine.pairCounts()
             seconds[label], frames = rdf_speed.time_frames(engine, positions, box, min_seconds=float("inf"),
