@@ -14,6 +14,9 @@ filter); for each the fraction of tested pairs that are inside the cutoff.  This
 sort and the atom-filtered half list of platforms/cuda/src/kernels/ (sortAtoms.cu, findNeighbors.cu).
 --sphere-groups G... also gives the kernel's list with a cheaper filter, the bounding spheres of G consecutive atoms
 of the block instead of its single atoms (Hilbert order; G tests per candidate atom instead of 32).
+--clusters IxJ... models a cluster-pair list instead (GROMACS's GPU scheme): clusters of I and of J consecutive atoms
+(Hilbert order), a pair of clusters listed once when their boxes come within the list's cutoff (--cutoff plus
+--skin), every listed pair of clusters computing its I x J pairs.
 """
 import argparse
 import os
@@ -118,11 +121,38 @@ def sphere_filtered_tiles(positions, box, order, cutoff, group):
     return tiles / blocks
 
 
+def cluster_pair_statistics(positions, box, order, list_cutoff, size_i, size_j):
+    """Listed cluster pairs and tested atom pairs of a half list of clusters of size_i and size_j atoms."""
+    p = positions[order]
+    n = len(p)
+
+    def bounds(size):
+        count = (n + size - 1) // size
+        low = np.array([p[c * size:(c + 1) * size].min(0) for c in range(count)])
+        high = np.array([p[c * size:(c + 1) * size].max(0) for c in range(count)])
+        return (low + high) / 2, (high - low) / 2
+
+    center_i, half_i = bounds(size_i)
+    center_j, half_j = bounds(size_j)
+    first_j = np.arange(len(center_j)) * size_j
+    listed = 0
+    for start in range(0, len(center_i), 512):
+        d = center_i[start:start + 512, None, :] - center_j[None, :, :]
+        d -= np.round(d / box) * box
+        gap = np.maximum(0, np.abs(d) - half_i[start:start + 512, None, :] - half_j[None, :, :])
+        near = (gap ** 2).sum(-1) < list_cutoff ** 2
+        first_i = np.arange(start, min(start + 512, len(center_i)))[:, None] * size_i
+        listed += int((near & (first_j[None, :] >= first_i)).sum())  # each pair of clusters once
+    return listed, listed * size_i * size_j
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--cutoff", type=float, default=1.0)
     parser.add_argument("--sphere-groups", type=int, nargs="*", default=[])
+    parser.add_argument("--clusters", nargs="*", default=[], help="cluster-pair lists to model, e.g. 4x8 8x8 4x4")
+    parser.add_argument("--skin", type=float, default=0.0, help="the cluster-pair list's buffer in nm (default 0)")
     args = parser.parse_args()
     path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
     if not os.path.exists(path):
@@ -146,6 +176,11 @@ def main():
               f"{s['kernel_tiles']:.1f} | {s['kernel_efficiency']:.1%} |")
 
     hilbert = np.argsort(hilbert_keys(cells), kind="stable")
+    for shape in args.clusters:
+        size_i, size_j = (int(v) for v in shape.lower().split("x"))
+        listed, tested = cluster_pair_statistics(positions, box, hilbert, args.cutoff + args.skin, size_i, size_j)
+        print(f"Hilbert, clusters {size_i}x{size_j}, list cutoff {args.cutoff + args.skin:g} nm: {listed} cluster pairs, "
+              f"{tested} pairs tested, {pairs_inside / tested:.1%} inside")
     for group in args.sphere_groups:
         print(f"Hilbert, atom filter by bounding spheres of {group} atoms: "
               f"{sphere_filtered_tiles(positions, box, hilbert, args.cutoff, group):.2f} tiles per block")
