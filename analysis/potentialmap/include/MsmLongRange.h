@@ -4,9 +4,41 @@
 /** The smooth, long-range part of a multilevel-summation map on the CPU (src/MsmLongRange.cpp). */
 
 #include "PotentialMap.h"
+#include <array>
 #include <vector>
 
 namespace OpenMMNarumi::PotentialMap {
+
+/** One lattice of the open scheme: point (i, j, k) at origin + (i, j, k) * spacing, x fastest. */
+struct MsmLevel {
+    std::array<double, 3> origin{};
+    double spacing = 0;
+    std::array<int, 3> dims{};
+    size_t size() const {
+        return (size_t) dims[0] * dims[1] * dims[2];
+    }
+};
+
+/**
+ * The open scheme's lattices, finest first: the finest (spacing h) covers the atoms and the map's points with the
+ * basis's reach to spare; each coarser one has twice the spacing and covers the one below, up to a top level of a few
+ * points per axis.  The same for the CPU and the CUDA engine.  Throws (checkMsmLatticeMemory) before any work.
+ */
+std::vector<MsmLevel> msmOpenLevels(const Lattice& map, const double* positions, size_t numAtoms, double spacing, int order);
+
+/**
+ * The weights of a level's lattice sum e_m = sum_d w(d) q_(m+d), offsets d within radius points per axis, x fastest:
+ * below the top, the part of the smoothed kernel between the level's scale 2^level a and the next,
+ * gamma_(2^l a) - gamma_(2^(l+1) a); at the top, gamma_(2^l a) over the whole lattice.
+ */
+struct MsmLatticeWeights {
+    std::array<int, 3> radius{};
+    std::vector<double> weights;
+};
+MsmLatticeWeights msmOpenLatticeWeights(const std::vector<MsmLevel>& levels, int level, double cutoff, int order);
+
+/** Restriction (coarse point gathers fine ones) and prolongation's points before the fine lattice's origin. */
+int msmCoarseMargin(int order);
 
 /**
  * Adds to values (one per point of map, x fastest) the long-range part of the Coulomb potential (kJ/mol/e) of the
@@ -18,6 +50,15 @@ namespace OpenMMNarumi::PotentialMap {
  */
 void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
                      double cutoff, int order, int threads, double* values);
+
+/**
+ * addMsmLongRange on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only): the same levels and weights,
+ * each stage a kernel in double precision; values (host memory) are added to as by the CPU function.  Lattices that
+ * do not fit into the device's free memory are refused with their size (std::invalid_argument) before any work.
+ * Not yet wired to method msm of the CUDA backend: the engine's msm maps still run on the CPU.
+ */
+void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
+                         double cutoff, int order, int cudaDevice, double* values);
 
 /**
  * Throws std::invalid_argument naming the size when lattices of finestPoints points (with their coarser levels and

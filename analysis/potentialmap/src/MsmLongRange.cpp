@@ -20,10 +20,15 @@ namespace OpenMMNarumi::PotentialMap {
 namespace {
 
 
-/** A lattice of one level: point (i, j, k) at origin + (i, j, k) * spacing. */
+/** A lattice of one level and its values. */
 struct LevelGrid : MsmGrid {
     Vec3 origin{};
     double spacing = 0;
+
+    LevelGrid() = default;
+    explicit LevelGrid(const MsmLevel& level) : origin(level.origin), spacing(level.spacing) {
+        dims = level.dims;
+    }
 };
 
 /** The (order + 1)^3 stencil of a point: first index and weights per axis. */
@@ -53,18 +58,13 @@ void anterpolate(LevelGrid& grid, const double* positions, const std::vector<dou
     }
 }
 
-/** Points a coarse lattice starts before its fine lattice's origin, so that its basis covers the fine lattice. */
-int coarseMargin(int order) {
-    return (order + 1) / 2;
-}
-
 /**
  * The top level has at most this many points along each axis, so that its all-pairs sum stays small.  Restriction
  * maps n points to (n + 1) / 2 + 2 P (P the coarse margin), which shrinks only down to 4 P + 1: the bound must lie
  * above that (12 for the cubic scheme, 16 for the quintic).
  */
 int topLevelPoints(int order) {
-    return 4 * coarseMargin(order) + 4;
+    return 4 * msmCoarseMargin(order) + 4;
 }
 
 /**
@@ -74,7 +74,7 @@ int topLevelPoints(int order) {
  */
 void transferAxis(const LevelGrid& from, LevelGrid& to, int axis, bool toFine, int order) {
     const std::array<double, 11> weights = Msm::transferWeights(order);
-    const int margin = coarseMargin(order);
+    const int margin = msmCoarseMargin(order);
     const LevelGrid& coarse = toFine ? from : to;
     const LevelGrid& fine = toFine ? to : from;
     const int numCoarse = coarse.dims[axis], numFine = fine.dims[axis];
@@ -132,19 +132,13 @@ void transfer(const LevelGrid& from, LevelGrid& to, bool toFine, int order) {
 }
 
 /**
- * e = K * q on one level: e_m = sum over offsets d within `radius` points of weight[d] q_{m + d}, open boundaries
- * (points outside the lattice hold no charge); weight(d) = kernel(|d| h).  Output z planes are shared out.
+ * e = K * q on one level: e_m = sum over offsets d within the weights' radius of weight[d] q_{m + d}, open boundaries
+ * (points outside the lattice hold no charge).  Output z planes are shared out.
  */
-template <class Kernel>
-void latticeSum(const LevelGrid& q, LevelGrid& e, const std::array<int, 3>& radius, const Kernel& kernel, int threads) {
-    const int rx = radius[0], ry = radius[1], rz = radius[2];
+void latticeSum(const LevelGrid& q, LevelGrid& e, const MsmLatticeWeights& kernel, int threads) {
+    const int rx = kernel.radius[0], ry = kernel.radius[1], rz = kernel.radius[2];
     const int wx = 2 * rx + 1, wy = 2 * ry + 1;
-    std::vector<double> weights((size_t) wx * wy * (2 * rz + 1));
-    for (int dz = -rz; dz <= rz; dz++)
-        for (int dy = -ry; dy <= ry; dy++)
-            for (int dx = -rx; dx <= rx; dx++)
-                weights[(size_t) (dx + rx) + wx * ((size_t) (dy + ry) + wy * (dz + rz))] =
-                    kernel(q.spacing * std::sqrt((double) dx * dx + (double) dy * dy + (double) dz * dz));
+    const std::vector<double>& weights = kernel.weights;
     const int nx = q.dims[0], ny = q.dims[1], nz = q.dims[2];
     e.allocate();
     Common::parallelFor(nz, threads, [&](long task, int) {
@@ -183,56 +177,79 @@ void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing)
     }
 }
 
-void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
-                     double cutoff, int order, int threads, double* values) {
-    const int margin = coarseMargin(order);
+int msmCoarseMargin(int order) {
+    return (order + 1) / 2;
+}
+
+std::vector<MsmLevel> msmOpenLevels(const Lattice& map, const double* positions, size_t numAtoms, double spacing, int order) {
+    const int margin = msmCoarseMargin(order);
     // The finest lattice covers the atoms and the map points with `margin` points to spare (the basis's reach).
     Vec3 low, high;
     for (int d = 0; d < 3; d++) {
         low[d] = map.origin[d];
         high[d] = map.origin[d] + (map.dims[d] - 1) * map.spacing[d];
     }
-    for (size_t atom = 0; atom < charges.size(); atom++)
+    for (size_t atom = 0; atom < numAtoms; atom++)
         for (int d = 0; d < 3; d++) {
             low[d] = std::min(low[d], positions[3 * atom + d]);
             high[d] = std::max(high[d], positions[3 * atom + d]);
         }
-    std::vector<LevelGrid> q(1);
-    q[0].spacing = spacing;
+    std::vector<MsmLevel> levels(1);
+    levels[0].spacing = spacing;
     for (int d = 0; d < 3; d++) {
-        q[0].origin[d] = low[d] - margin * spacing;
-        q[0].dims[d] = (int) std::ceil((high[d] - q[0].origin[d]) / spacing) + 2 * margin - 1;
+        levels[0].origin[d] = low[d] - margin * spacing;
+        levels[0].dims[d] = (int) std::ceil((high[d] - levels[0].origin[d]) / spacing) + 2 * margin - 1;
     }
-    checkMsmLatticeMemory(q[0].dims, spacing);
+    checkMsmLatticeMemory(levels[0].dims, spacing);
+    while (*std::max_element(levels.back().dims.begin(), levels.back().dims.end()) > topLevelPoints(order)) {
+        MsmLevel coarse;
+        coarse.spacing = 2 * levels.back().spacing;
+        for (int d = 0; d < 3; d++) {
+            coarse.origin[d] = levels.back().origin[d] - margin * coarse.spacing;
+            coarse.dims[d] = (levels.back().dims[d] + 1) / 2 + 2 * margin;
+        }
+        levels.push_back(coarse);
+    }
+    return levels;
+}
+
+MsmLatticeWeights msmOpenLatticeWeights(const std::vector<MsmLevel>& levels, int level, double cutoff, int order) {
+    const MsmLevel& grid = levels[level];
+    const double scale = std::ldexp(cutoff, level);  // 2^l a
+    const bool top = (level + 1 == (int) levels.size());
+    MsmLatticeWeights w;
+    int reach = (int) std::ceil(2 * scale / grid.spacing);
+    for (int d = 0; d < 3; d++)
+        w.radius[d] = top ? grid.dims[d] - 1 : reach;
+    const int rx = w.radius[0], ry = w.radius[1], rz = w.radius[2];
+    const int wx = 2 * rx + 1, wy = 2 * ry + 1;
+    w.weights.resize((size_t) wx * wy * (2 * rz + 1));
+    for (int dz = -rz; dz <= rz; dz++)
+        for (int dy = -ry; dy <= ry; dy++)
+            for (int dx = -rx; dx <= rx; dx++) {
+                double r = grid.spacing * std::sqrt((double) dx * dx + (double) dy * dy + (double) dz * dz);
+                double value = top ? Msm::smoothed(r, scale, order)
+                                   : (r < 2 * scale ? Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order) : 0.0);
+                w.weights[(size_t) (dx + rx) + wx * ((size_t) (dy + ry) + wy * (dz + rz))] = value;
+            }
+    return w;
+}
+
+void addMsmLongRange(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
+                     double cutoff, int order, int threads, double* values) {
+    const std::vector<MsmLevel> geometry = msmOpenLevels(map, positions, charges.size(), spacing, order);
+    const int levels = (int) geometry.size();
+    std::vector<LevelGrid> q;
+    for (const MsmLevel& level : geometry)
+        q.emplace_back(level);
     q[0].allocate();
     anterpolate(q[0], positions, charges, order);
-    while (*std::max_element(q.back().dims.begin(), q.back().dims.end()) > topLevelPoints(order)) {
-        LevelGrid coarse;
-        coarse.spacing = 2 * q.back().spacing;
-        for (int d = 0; d < 3; d++) {
-            coarse.origin[d] = q.back().origin[d] - margin * coarse.spacing;
-            coarse.dims[d] = (q.back().dims[d] + 1) / 2 + 2 * margin;
-        }
-        transfer(q.back(), coarse, false, order);
-        q.push_back(std::move(coarse));
-    }
-    const int levels = (int) q.size();
-    std::vector<LevelGrid> e(levels);
+    for (int level = 1; level < levels; level++)
+        transfer(q[level - 1], q[level], false, order);
+    std::vector<LevelGrid> e;
     for (int level = 0; level < levels; level++) {
-        e[level].origin = q[level].origin;
-        e[level].spacing = q[level].spacing;
-        e[level].dims = q[level].dims;
-        const double scale = std::ldexp(cutoff, level);  // 2^l a
-        if (level < levels - 1) {
-            int reach = (int) std::ceil(2 * scale / q[level].spacing);
-            latticeSum(q[level], e[level], {reach, reach, reach},
-                       [&](double r) { return r < 2 * scale ? Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order) : 0.0; },
-                       threads);
-        }
-        else {
-            std::array<int, 3> all = {q[level].dims[0] - 1, q[level].dims[1] - 1, q[level].dims[2] - 1};
-            latticeSum(q[level], e[level], all, [&](double r) { return Msm::smoothed(r, scale, order); }, threads);
-        }
+        e.emplace_back(geometry[level]);
+        latticeSum(q[level], e[level], msmOpenLatticeWeights(geometry, level, cutoff, order), threads);
     }
     for (int level = levels - 1; level > 0; level--)
         transfer(e[level], e[level - 1], true, order);

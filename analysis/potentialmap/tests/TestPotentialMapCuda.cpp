@@ -5,6 +5,7 @@
  */
 
 #include "CudaBackend.h"
+#include "MsmLongRange.h"
 #include "NarumiTestDevices.h"
 #include "PotentialMapTests.h"
 
@@ -33,7 +34,6 @@ Options cudaOptions(Method method, double cutoff, Accumulation accumulation) {
     return options;
 }
 
-} // namespace
 
 // Single-precision kernels: a few float epsilons (6e-8) times the sensitivity; compensated and Narumi sums add little
 // to the terms' rounding, plain float sums up to ~sqrt(n) epsilons.
@@ -128,3 +128,44 @@ TEST(PotentialMapMultiDevice, SlabsOnTwoDevicesGiveTheOneDeviceMap) {
         EXPECT_NE(std::string(error.what()).find("-2"), std::string::npos) << error.what();
     }
 }
+
+/**
+ * The open multilevel summation's long-range part on the GPU (addMsmLongRangeCuda) against the CPU engine's
+ * (addMsmLongRange, itself checked against the direct sum): the same levels and weights in double precision, so
+ * the two agree to rounding (the GPU's anterpolation adds in another order), for both schemes, atoms spread beyond
+ * the map, and values added to what the caller's array holds.
+ */
+TEST(PotentialMapMsmCuda, LongRangeEqualsTheCpuEngines) {
+    SKIP_WITHOUT_GPU();
+    System system = randomSystem(2500, -0.5, 3.5, 31);
+    Lattice lattice = makeLattice({0.2, -0.1, 0.4}, {0.11, 0.13, 0.09}, {23, 19, 29});
+    for (int order : {3, 5})
+        for (double spacing : {0.2, 0.125}) {
+            std::vector<double> onCpu(lattice.numPoints(), 1.0), onGpu(lattice.numPoints(), 1.0);
+            addMsmLongRange(lattice, system.positions.data(), system.charges, spacing, 1.2, order, 2, onCpu.data());
+            addMsmLongRangeCuda(lattice, system.positions.data(), system.charges, spacing, 1.2, order, 0, onGpu.data());
+            double largest = 0, difference = 0;
+            for (size_t k = 0; k < onCpu.size(); k++) {
+                largest = std::max(largest, std::fabs(onCpu[k] - 1.0));
+                difference = std::max(difference, std::fabs(onGpu[k] - onCpu[k]));
+            }
+            EXPECT_GT(largest, 1.0) << "the long-range part is not trivial";
+            EXPECT_LT(difference, 1e-10 * largest) << "order " << order << ", spacing " << spacing;
+        }
+}
+
+/** Lattices and a map beyond the GPU's free memory are refused with their size, before anything is allocated. */
+TEST(PotentialMapMsmCuda, LatticesBeyondTheGpuMemoryAreNamed) {
+    SKIP_WITHOUT_GPU();
+    System system = randomSystem(100, 0.0, 2.0, 32);
+    Lattice huge = makeLattice({0, 0, 0}, {0.05, 0.05, 0.05}, {3000, 3000, 3000});  // 2.7e10 map points: 216 GB
+    try {
+        addMsmLongRangeCuda(huge, system.positions.data(), system.charges, 0.2, 1.2, 5, 0, nullptr);
+        FAIL() << "a 216 GB map was accepted";
+    }
+    catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("GB of GPU memory"), std::string::npos) << error.what();
+    }
+}
+
+} // namespace

@@ -1,0 +1,139 @@
+/**
+ * The open multilevel-summation scheme's long-range part on the GPU: the host side, which owns the lattices' device
+ * memory and the launch geometry of the kernels in MsmKernels.cuh.  The levels and the lattice sums' weights are the
+ * CPU engine's (msmOpenLevels, msmOpenLatticeWeights), so the two compute the same function.
+ */
+
+#include "MsmKernels.cuh"
+#include "MsmLongRange.h"
+#include "NarumiCommon/CudaAvailability.h"
+#include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/DeviceBuffer.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace OpenMMNarumi::PotentialMap {
+
+using Common::checkCuda;
+using Common::DeviceBuffer;
+
+namespace {
+
+constexpr int MSM_THREADS = 256;
+
+int blocksFor(size_t count) {
+    return (int) std::max<size_t>(1, std::min<size_t>((count + MSM_THREADS - 1) / MSM_THREADS, 65536));
+}
+
+MsmDeviceLevel deviceLevel(const MsmLevel& level, double* values) {
+    MsmDeviceLevel d;
+    for (int k = 0; k < 3; k++) {
+        d.origin[k] = level.origin[k];
+        d.dims[k] = level.dims[k];
+    }
+    d.spacing = level.spacing;
+    d.values = values;
+    return d;
+}
+
+/** Refuses lattices that would not fit into the device's free memory, naming their size. */
+void checkDeviceMemory(const std::vector<MsmLevel>& levels, size_t mapPoints, size_t numAtoms) {
+    double bytes = 8.0 * (double) mapPoints + 32.0 * (double) numAtoms;
+    size_t largest = 0;
+    for (const MsmLevel& level : levels) {
+        bytes += 2 * 8.0 * (double) level.size();  // charges and potentials
+        largest = std::max(largest, level.size());
+    }
+    bytes += 2 * 8.0 * (double) largest;  // the transfers' work lattices
+    size_t free = 0, total = 0;
+    checkCuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    if (bytes > (double) free) {
+        std::ostringstream text;
+        text << "the multilevel summation's lattices (finest " << levels[0].dims[0] << " x " << levels[0].dims[1] << " x "
+             << levels[0].dims[2] << " points at " << levels[0].spacing << " nm) and the map need about " << bytes / 1e9
+             << " GB of GPU memory, more than the " << free / 1e9 << " GB free; use a coarser msmAccuracy or a smaller map";
+        throw std::invalid_argument(text.str());
+    }
+}
+
+/** The three axes of a transfer from one level to another, through two work lattices; prolongation adds into `to`. */
+void transfer(const MsmLevel& from, const double* fromValues, const MsmLevel& to, double* toValues, bool toFine, int order,
+              DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
+    const std::array<double, 11> w = Msm::transferWeights(order);
+    MsmTransferWeights weights;
+    std::copy(w.begin(), w.end(), weights.w);
+    MsmLevel current = from;
+    const double* currentValues = fromValues;
+    for (int axis = 0; axis < 3; axis++) {
+        MsmLevel next = current;
+        next.dims[axis] = to.dims[axis];
+        if (axis == 2) {
+            next.origin = to.origin;
+            next.spacing = to.spacing;
+        }
+        double* nextValues = axis == 2 ? toValues : work[axis].resize(next.size());
+        MsmDeviceLevel source = deviceLevel(current, const_cast<double*>(currentValues)), target = deviceLevel(next, nextValues);
+        msmTransferAxisKernel<<<blocksFor(next.size()), MSM_THREADS, 0, stream>>>(source, target, axis, toFine, order,
+                                                                                   msmCoarseMargin(order), weights,
+                                                                                   axis == 2 && toFine);
+        current = next;
+        currentValues = nextValues;
+    }
+}
+
+} // namespace
+
+void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
+                         double cutoff, int order, int cudaDevice, double* values) {
+    Common::checkCudaDevice(cudaDevice);
+    checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
+    const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
+    const size_t mapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
+    checkDeviceMemory(levels, mapPoints, charges.size());
+    const cudaStream_t stream = 0;
+    const int numLevels = (int) levels.size();
+
+    DeviceBuffer<double> atomPositions, atomCharges, mapValues;
+    atomPositions.upload(positions, 3 * charges.size(), stream);
+    atomCharges.upload(charges.data(), charges.size(), stream);
+    mapValues.upload(values, mapPoints, stream);
+    std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
+    for (int level = 0; level < numLevels; level++) {
+        q[level].resize(levels[level].size());
+        e[level].resize(levels[level].size());
+    }
+    q[0].zero(stream);
+    DeviceBuffer<double> work[2];
+
+    if (!charges.empty())
+        msmAnterpolateKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
+            atomPositions.data(), atomCharges.data(), (int) charges.size(), deviceLevel(levels[0], q[0].data()), order);
+    for (int level = 1; level < numLevels; level++)
+        transfer(levels[level - 1], q[level - 1].data(), levels[level], q[level].data(), false, order, work, stream);
+    DeviceBuffer<double> weights;
+    for (int level = 0; level < numLevels; level++) {
+        MsmLatticeWeights kernel = msmOpenLatticeWeights(levels, level, cutoff, order);
+        weights.upload(kernel.weights.data(), kernel.weights.size(), stream);
+        msmLatticeSumKernel<<<blocksFor(levels[level].size()), MSM_THREADS, 0, stream>>>(
+            deviceLevel(levels[level], q[level].data()), deviceLevel(levels[level], e[level].data()), weights.data(),
+            kernel.radius[0], kernel.radius[1], kernel.radius[2]);
+        // The weights' host copy goes out of scope: the upload (pageable memory) has completed when upload returns.
+    }
+    for (int level = numLevels - 1; level > 0; level--)
+        transfer(levels[level], e[level].data(), levels[level - 1], e[level - 1].data(), true, order, work, stream);
+    MsmMapPoints points;
+    for (int d = 0; d < 3; d++) {
+        points.origin[d] = map.origin[d];
+        points.spacing[d] = map.spacing[d];
+        points.dims[d] = map.dims[d];
+    }
+    msmInterpolateKernel<<<blocksFor(mapPoints), MSM_THREADS, 0, stream>>>(deviceLevel(levels[0], e[0].data()), points, order,
+                                                                            mapValues.data());
+    checkCuda(cudaGetLastError(), "launching the multilevel summation kernels");
+    mapValues.download(values, mapPoints, stream);
+    checkCuda(cudaStreamSynchronize(stream), "multilevel summation on the GPU");
+}
+
+} // namespace OpenMMNarumi::PotentialMap
