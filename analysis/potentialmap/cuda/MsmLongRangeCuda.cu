@@ -1,7 +1,7 @@
 /**
- * The open multilevel-summation scheme's long-range part on the GPU: the host side, which owns the lattices' device
- * memory and the launch geometry of the kernels in MsmKernels.cuh.  The levels and the lattice sums' weights are the
- * CPU engine's (msmOpenLevels, msmOpenLatticeWeights), so the two compute the same function.
+ * Multilevel summation's long-range part on the GPU, open and periodic: the host side, which owns the lattices'
+ * device memory and the launch geometry of the kernels in MsmKernels.cuh.  The levels and kernels are the CPU
+ * engine's (msmOpenLevels, msmOpenLatticeWeights; msmPeriodicPlan), so the two compute the same function.
  */
 
 #include "MsmKernels.cuh"
@@ -83,6 +83,49 @@ void transfer(const MsmLevel& from, const double* fromValues, const MsmLevel& to
     }
 }
 
+MsmPeriodicLevel periodicLevel(const std::array<int, 3>& dims, double* values) {
+    MsmPeriodicLevel level;
+    for (int d = 0; d < 3; d++)
+        level.dims[d] = dims[d];
+    level.values = values;
+    return level;
+}
+
+size_t points(const std::array<int, 3>& dims) {
+    return (size_t) dims[0] * dims[1] * dims[2];
+}
+
+/** The three axes of a periodic transfer through two work lattices; prolongation adds into `to`. */
+void transferPeriodic(const std::array<int, 3>& fromDims, const double* fromValues, const std::array<int, 3>& toDims, double* toValues,
+                      bool toFine, int order, DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
+    const std::array<double, 11> w = Msm::transferWeights(order);
+    MsmTransferWeights weights;
+    std::copy(w.begin(), w.end(), weights.w);
+    std::array<int, 3> current = fromDims;
+    const double* currentValues = fromValues;
+    for (int axis = 0; axis < 3; axis++) {
+        std::array<int, 3> next = current;
+        next[axis] = toDims[axis];
+        double* nextValues = axis == 2 ? toValues : work[axis].resize(points(next));
+        msmTransferAxisPeriodicKernel<<<blocksFor(points(next)), MSM_THREADS, 0, stream>>>(
+            periodicLevel(current, const_cast<double*>(currentValues)), periodicLevel(next, nextValues), axis, toFine, order, weights,
+            axis == 2 && toFine);
+        current = next;
+        currentValues = nextValues;
+    }
+}
+
+/** The map's points for the interpolation kernels. */
+MsmMapPoints mapPoints(const Lattice& map) {
+    MsmMapPoints p;
+    for (int d = 0; d < 3; d++) {
+        p.origin[d] = map.origin[d];
+        p.spacing[d] = map.spacing[d];
+        p.dims[d] = map.dims[d];
+    }
+    return p;
+}
+
 } // namespace
 
 void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
@@ -90,15 +133,15 @@ void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std:
     Common::checkCudaDevice(cudaDevice);
     checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
     const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
-    const size_t mapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
-    checkDeviceMemory(levels, mapPoints, charges.size());
+    const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
+    checkDeviceMemory(levels, numMapPoints, charges.size());
     const cudaStream_t stream = 0;
     const int numLevels = (int) levels.size();
 
     DeviceBuffer<double> atomPositions, atomCharges, mapValues;
     atomPositions.upload(positions, 3 * charges.size(), stream);
     atomCharges.upload(charges.data(), charges.size(), stream);
-    mapValues.upload(values, mapPoints, stream);
+    mapValues.upload(values, numMapPoints, stream);
     std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
     for (int level = 0; level < numLevels; level++) {
         q[level].resize(levels[level].size());
@@ -123,17 +166,63 @@ void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std:
     }
     for (int level = numLevels - 1; level > 0; level--)
         transfer(levels[level], e[level].data(), levels[level - 1], e[level - 1].data(), true, order, work, stream);
-    MsmMapPoints points;
-    for (int d = 0; d < 3; d++) {
-        points.origin[d] = map.origin[d];
-        points.spacing[d] = map.spacing[d];
-        points.dims[d] = map.dims[d];
-    }
-    msmInterpolateKernel<<<blocksFor(mapPoints), MSM_THREADS, 0, stream>>>(deviceLevel(levels[0], e[0].data()), points, order,
-                                                                            mapValues.data());
+    msmInterpolateKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(deviceLevel(levels[0], e[0].data()), mapPoints(map),
+                                                                               order, mapValues.data());
     checkCuda(cudaGetLastError(), "launching the multilevel summation kernels");
-    mapValues.download(values, mapPoints, stream);
+    mapValues.download(values, numMapPoints, stream);
     checkCuda(cudaStreamSynchronize(stream), "multilevel summation on the GPU");
+}
+
+void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                                 const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values) {
+    Common::checkCudaDevice(cudaDevice);
+    checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
+    const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, 0);
+    const int numLevels = (int) plan.dims.size();
+    const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
+    std::vector<MsmLevel> sizes(numLevels);
+    for (int level = 0; level < numLevels; level++)
+        sizes[level].dims = plan.dims[level];
+    sizes[0].spacing = spacing;
+    checkDeviceMemory(sizes, numMapPoints, charges.size());
+    const cudaStream_t stream = 0;
+    MsmCellInverse cell;
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < 3; d++)
+            cell.m[i][d] = plan.inverse[i][d];
+
+    DeviceBuffer<double> atomPositions, atomCharges, mapValues;
+    atomPositions.upload(positions, 3 * charges.size(), stream);
+    atomCharges.upload(charges.data(), charges.size(), stream);
+    mapValues.upload(values, numMapPoints, stream);
+    std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
+    for (int level = 0; level < numLevels; level++) {
+        q[level].resize(points(plan.dims[level]));
+        e[level].resize(points(plan.dims[level]));
+    }
+    q[0].zero(stream);
+    DeviceBuffer<double> work[2];
+
+    if (!charges.empty())
+        msmAnterpolatePeriodicKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
+            atomPositions.data(), atomCharges.data(), (int) charges.size(), cell, periodicLevel(plan.dims[0], q[0].data()), order);
+    for (int level = 1; level < numLevels; level++)
+        transferPeriodic(plan.dims[level - 1], q[level - 1].data(), plan.dims[level], q[level].data(), false, order, work, stream);
+    DeviceBuffer<MsmKernelEntry> entries;
+    for (int level = 0; level < numLevels; level++) {
+        const std::vector<MsmKernelEntry>& kernel = plan.kernels[level];
+        entries.upload(kernel.data(), kernel.size(), stream);
+        msmCircularSumKernel<<<blocksFor(points(plan.dims[level])), MSM_THREADS, 0, stream>>>(
+            periodicLevel(plan.dims[level], q[level].data()), periodicLevel(plan.dims[level], e[level].data()), entries.data(),
+            (int) kernel.size());
+    }
+    for (int level = numLevels - 1; level > 0; level--)
+        transferPeriodic(plan.dims[level], e[level].data(), plan.dims[level - 1], e[level - 1].data(), true, order, work, stream);
+    msmInterpolatePeriodicKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(periodicLevel(plan.dims[0], e[0].data()), cell,
+                                                                                       mapPoints(map), order, mapValues.data());
+    checkCuda(cudaGetLastError(), "launching the periodic multilevel summation kernels");
+    mapValues.download(values, numMapPoints, stream);
+    checkCuda(cudaStreamSynchronize(stream), "periodic multilevel summation on the GPU");
 }
 
 } // namespace OpenMMNarumi::PotentialMap

@@ -66,6 +66,32 @@ void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std:
  */
 void checkMsmLatticeMemory(const std::array<int, 3>& finestDims, double spacing);
 
+/** One nonzero entry of a periodic level's kernel: the weight of the charge at offset (di, dj, dk) points. */
+struct MsmKernelEntry {
+    int di, dj, dk;
+    double weight;
+};
+
+/**
+ * The periodic scheme's lattices and kernels, the same for the CPU and the CUDA engine: the cell (rows: its vectors;
+ * fractional coordinates = position * inverse), each level's points along the cell vectors (finest first, each
+ * level half the one below), and each level's kernel as its nonzero entries, the top level's through the Ewald sum.
+ */
+struct MsmPeriodicPlan {
+    double rows[3][3];
+    double inverse[3][3];
+    std::vector<std::array<int, 3> > dims;
+    std::vector<std::vector<MsmKernelEntry> > kernels;
+};
+MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double cutoff, int order, int threads);
+
+/**
+ * addMsmLongRangePeriodic on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only), on the same plan;
+ * like addMsmLongRangeCuda, compiled but not yet run on a GPU, and not wired to method msm.
+ */
+void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                                 const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values);
+
 /**
  * The same in a periodic cell (src/MsmPeriodic.cpp), rectangular or triclinic: lattices commensurate with the cell,
  * the top level through the Ewald sum of its kernel, so that the map is the Ewald potential of the charges with

@@ -114,13 +114,9 @@ PeriodicGrid periodicKernel(const std::array<int, 3>& n, const Cell& cell, doubl
     return K;
 }
 
-/** e = K (*) q, the circular convolution over the periodic lattice, through K's nonzero entries. */
-PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threads) {
-    struct Entry {
-        int di, dj, dk;
-        double weight;
-    };
-    std::vector<Entry> entries;
+/** The nonzero entries of a kernel lattice. */
+std::vector<MsmKernelEntry> nonzeroEntries(const PeriodicGrid& K) {
+    std::vector<MsmKernelEntry> entries;
     for (int k = 0; k < K.dims[2]; k++)
         for (int j = 0; j < K.dims[1]; j++)
             for (int i = 0; i < K.dims[0]; i++) {
@@ -128,6 +124,11 @@ PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threa
                 if (w != 0)
                     entries.push_back({i, j, k, w});
             }
+    return entries;
+}
+
+/** e = K (*) q, the circular convolution over the periodic lattice, through K's nonzero entries. */
+PeriodicGrid circularSum(const PeriodicGrid& q, const std::vector<MsmKernelEntry>& entries, int threads) {
     PeriodicGrid e;
     e.dims = q.dims;
     e.allocate();
@@ -137,7 +138,7 @@ PeriodicGrid circularSum(const PeriodicGrid& q, const PeriodicGrid& K, int threa
         for (int j = 0; j < q.dims[1]; j++)
             for (int i = 0; i < q.dims[0]; i++) {
                 double sum = 0;
-                for (const Entry& entry : entries)
+                for (const MsmKernelEntry& entry : entries)
                     sum += entry.weight * q.values[q.wrappedIndex(i + entry.di, j + entry.dj, k + entry.dk)];
                 e.values[e.index(i, j, k)] = sum;
             }
@@ -239,9 +240,14 @@ double unitEwald(const double p[3], const Cell& cell) {
 
 } // namespace
 
-void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
-                             const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values) {
+MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double cutoff, int order, int threads) {
     Cell cell(box);
+    MsmPeriodicPlan plan;
+    for (int i = 0; i < 3; i++)
+        for (int d = 0; d < 3; d++) {
+            plan.rows[i][d] = cell.rows[i][d];
+            plan.inverse[i][d] = cell.inverse[i][d];
+        }
     double lengths[3];
     for (int d = 0; d < 3; d++)
         lengths[d] = std::sqrt(cell.rows[d][0] * cell.rows[d][0] + cell.rows[d][1] * cell.rows[d][1] + cell.rows[d][2] * cell.rows[d][2]);
@@ -249,10 +255,48 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     auto pointsAtTop = [&](int d, int numLevels) { return (int) std::ceil(lengths[d] / spacing / std::ldexp(1.0, numLevels - 1)); };
     while (pointsAtTop(0, levels) > TOP_LEVEL_POINTS || pointsAtTop(1, levels) > TOP_LEVEL_POINTS || pointsAtTop(2, levels) > TOP_LEVEL_POINTS)
         levels++;
-    std::vector<PeriodicGrid> q(1);
+    std::array<int, 3> finest;
     for (int d = 0; d < 3; d++)
-        q[0].dims[d] = pointsAtTop(d, levels) << (levels - 1);
-    checkMsmLatticeMemory(q[0].dims, spacing);
+        finest[d] = pointsAtTop(d, levels) << (levels - 1);
+    checkMsmLatticeMemory(finest, spacing);
+    for (int level = 0; level < levels; level++) {
+        std::array<int, 3> n;
+        for (int d = 0; d < 3; d++)
+            n[d] = finest[d] >> level;
+        plan.dims.push_back(n);
+        const double scale = std::ldexp(cutoff, level);  // 2^l a
+        if (level < levels - 1) {
+            PeriodicGrid K = periodicKernel(n, cell, 2 * scale,
+                                            [&](double r) { return Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order); },
+                                            threads);
+            plan.kernels.push_back(nonzeroEntries(K));
+        }
+        else {
+            // g = 1/r - s with s = 1/r - g_scale zero beyond scale: Ewald of 1/r minus s over the images, g(0) at home.
+            PeriodicGrid K = periodicKernel(n, cell, scale, [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale, order) : 0.0; },
+                                            threads);
+            for (int k = 0; k < n[2]; k++)
+                for (int j = 0; j < n[1]; j++)
+                    for (int i = 0; i < n[0]; i++) {
+                        double f[3] = {(double) i / n[0], (double) j / n[1], (double) k / n[2]}, p[3];
+                        cell.cartesian(f, p);
+                        double& entry = K.values[K.index(i, j, k)];
+                        entry = unitEwald(p, cell) - entry;
+                    }
+            K.values[0] += Msm::smoothed(0.0, scale, order);
+            plan.kernels.push_back(nonzeroEntries(K));
+        }
+    }
+    return plan;
+}
+
+void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values) {
+    Cell cell(box);
+    const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, threads);
+    const int levels = (int) plan.dims.size();
+    std::vector<PeriodicGrid> q(1);
+    q[0].dims = plan.dims[0];
     q[0].allocate();
     for (size_t atom = 0; atom < charges.size(); atom++) {
         if (charges[atom] == 0)
@@ -269,31 +313,8 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     for (int level = 1; level < levels; level++)
         q.push_back(restrict(q.back(), order));
     std::vector<PeriodicGrid> e(levels);
-    for (int level = 0; level < levels; level++) {
-        const double scale = std::ldexp(cutoff, level);  // 2^l a
-        if (level < levels - 1) {
-            PeriodicGrid K = periodicKernel(q[level].dims, cell, 2 * scale,
-                                            [&](double r) { return Msm::smoothed(r, scale, order) - Msm::smoothed(r, 2 * scale, order); },
-                                            threads);
-            e[level] = circularSum(q[level], K, threads);
-        }
-        else {
-            // g = 1/r - s with s = 1/r - g_scale zero beyond scale: Ewald of 1/r minus s over the images, g(0) at home.
-            PeriodicGrid K = periodicKernel(q[level].dims, cell, scale,
-                                            [&](double r) { return r > 1e-12 ? 1.0 / r - Msm::smoothed(r, scale, order) : 0.0; }, threads);
-            const std::array<int, 3>& n = q[level].dims;
-            for (int k = 0; k < n[2]; k++)
-                for (int j = 0; j < n[1]; j++)
-                    for (int i = 0; i < n[0]; i++) {
-                        double f[3] = {(double) i / n[0], (double) j / n[1], (double) k / n[2]}, p[3];
-                        cell.cartesian(f, p);
-                        double& entry = K.values[K.index(i, j, k)];
-                        entry = unitEwald(p, cell) - entry;
-                    }
-            K.values[0] += Msm::smoothed(0.0, scale, order);
-            e[level] = circularSum(q[level], K, threads);
-        }
-    }
+    for (int level = 0; level < levels; level++)
+        e[level] = circularSum(q[level], plan.kernels[level], threads);
     for (int level = levels - 1; level > 0; level--)
         prolongInto(e[level], e[level - 1], order);
     const PeriodicGrid& finest = e[0];

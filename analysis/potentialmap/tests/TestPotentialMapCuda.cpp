@@ -154,6 +154,30 @@ TEST(PotentialMapMsmCuda, LongRangeEqualsTheCpuEngines) {
         }
 }
 
+/**
+ * The periodic scheme on the GPU (addMsmLongRangePeriodicCuda) against the CPU engine's (addMsmLongRangePeriodic,
+ * itself checked against the NumPy Ewald sum): a rectangular and a triclinic cell, both schemes, a net charge.
+ */
+TEST(PotentialMapMsmCuda, PeriodicLongRangeEqualsTheCpuEngines) {
+    SKIP_WITHOUT_GPU();
+    PeriodicBox rectangular{{3.1, 0, 0}, {0, 2.9, 0}, {0, 0, 3.3}}, triclinic{{3.2, 0, 0}, {1.0, 3.0, 0}, {-1.1, 1.2, 2.9}};
+    System system = randomSystem(1500, 0.0, 3.0, 33);
+    Lattice lattice = makeLattice({-0.4, 0.1, 0.2}, {0.13, 0.11, 0.17}, {21, 25, 17});
+    for (const PeriodicBox& box : {rectangular, triclinic})
+        for (int order : {3, 5}) {
+            std::vector<double> onCpu(lattice.numPoints(), -2.0), onGpu(lattice.numPoints(), -2.0);
+            addMsmLongRangePeriodic(lattice, system.positions.data(), system.charges, box, 0.2, 1.2, order, 2, onCpu.data());
+            addMsmLongRangePeriodicCuda(lattice, system.positions.data(), system.charges, box, 0.2, 1.2, order, 0, onGpu.data());
+            double largest = 0, difference = 0;
+            for (size_t k = 0; k < onCpu.size(); k++) {
+                largest = std::max(largest, std::fabs(onCpu[k] + 2.0));
+                difference = std::max(difference, std::fabs(onGpu[k] - onCpu[k]));
+            }
+            EXPECT_GT(largest, 1.0) << "the long-range part is not trivial";
+            EXPECT_LT(difference, 1e-10 * largest) << "order " << order << ", box a_x " << box.a[0] << ", b_x " << box.b[0];
+        }
+}
+
 /** Lattices and a map beyond the GPU's free memory are refused with their size, before anything is allocated. */
 TEST(PotentialMapMsmCuda, LatticesBeyondTheGpuMemoryAreNamed) {
     SKIP_WITHOUT_GPU();
