@@ -6,6 +6,8 @@
 #include "CudaBackend.h"
 #include "CutoffKernels.cuh"
 #include "DirectKernel.cuh"
+#include "MsmLongRange.h"
+#include "MsmNumerics.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/DeviceBuffer.h"
@@ -67,7 +69,7 @@ public:
         deviceMap.resize(lattice.numPoints());
         deviceFlag.resize(1);
         if (options.method == Method::Cutoff)
-            setUpCells();
+            setUpCells(options.cutoff);
     }
 
     ~CudaBackend() override {
@@ -128,8 +130,10 @@ private:
         timer.start();
         if (options.method == Method::Direct)
             runDirect(positions);
+        else if (options.method == Method::Cutoff)
+            runCutoff(positions, box, numAtoms, options.cutoff);
         else
-            runCutoff(positions, box, numAtoms);
+            runMsm(positions, box, numAtoms);
         int flag = 0;
         deviceFlag.download(&flag, 1);
         if (flag)
@@ -180,13 +184,13 @@ private:
         checkCuda(cudaGetLastError(), "the direct kernel");
     }
 
-    /** The cell grid covers the lattice grown by the cutoff; cells of about rc/6 (see docs/potentialmap.md). */
-    void setUpCells() {
-        const double rc = options.cutoff;
+    /** The cell grid covers the lattice grown by the cutoff rc; cells of about rc/6 (see docs/potentialmap.md). */
+    void setUpCells(double rc) {
         cells.nx = lattice.dims[0]; cells.ny = lattice.dims[1]; cells.nz = lattice.dims[2];
         cells.hx = lattice.spacing[0]; cells.hy = lattice.spacing[1]; cells.hz = lattice.spacing[2];
         cells.cutoff = rc;
         cells.invCutoff2 = (float) (1.0 / (rc * rc));
+        cells.invCutoff = (float) (1.0 / rc);
         double target = rc / 6;
         for (;;) {
             double total = 1;
@@ -207,10 +211,42 @@ private:
         cellCounts.zero();
     }
 
-    void runCutoff(const double* positions, const PeriodicBox* box, size_t numAtoms) {
+    /**
+     * Multilevel summation: the short range, 1/r - g_a(r) within a, by the cutoff kernels (MsmShortRangeShape), then
+     * the smooth levels in double on the GPU (MsmLongRangeCuda.cu), added to the float map.
+     */
+    void runMsm(const double* positions, const PeriodicBox* box, size_t numAtoms) {
+        double spacing, a;
+        msmParameters(options, box != nullptr, spacing, a);
+        if (cells.numCells == 0 || cells.cutoff != a)
+            setUpCells(a);
+        std::vector<MsmLevel> levels;
+        MsmPeriodicPlan plan;
+        const size_t numPoints = lattice.numPoints();
+        if (box != nullptr) {
+            plan = msmPeriodicPlan(*box, spacing, a, options.msmOrder, 0);
+            checkMsmDeviceMemory(plan, spacing, numPoints, numAtoms);
+        }
+        else {
+            levels = msmOpenLevels(lattice, positions, numAtoms, spacing, options.msmOrder);
+            checkMsmDeviceMemory(levels, numPoints, numAtoms);
+        }
+        runCutoff(positions, box, numAtoms, a);
+        timer.mark("short range");
+        longRange.resize(numPoints);
+        longRange.zero();
+        if (box != nullptr)
+            addMsmLongRangePeriodicOnDevice(lattice, positions, charges, plan, options.msmOrder, longRange.data(), 0);
+        else
+            addMsmLongRangeOnDevice(lattice, positions, charges, levels, a, options.msmOrder, longRange.data(), 0);
+        addLongRangeKernel<<<1024, 256>>>(longRange.data(), deviceMap.data(), numPoints);
+        checkCuda(cudaGetLastError(), "adding the long range");
+    }
+
+    void runCutoff(const double* positions, const PeriodicBox* box, size_t numAtoms, double cutoff) {
         devicePositions.upload(positions, 3 * numAtoms);
         timer.mark("upload");
-        const ImageSet images = makeImageSet(lattice, options.cutoff, box);
+        const ImageSet images = makeImageSet(lattice, cutoff, box);
         const size_t numKeys = numAtoms * (size_t) images.numImages();
         if (numKeys >= (size_t) std::numeric_limits<unsigned>::max())
             throw std::invalid_argument("too many atom images (" + std::to_string(numKeys) + ") for one map; use a smaller region");
@@ -250,18 +286,28 @@ private:
         dim3 grid((lattice.dims[0] + BRICK - 1) / BRICK, (lattice.dims[1] + BRICK - 1) / BRICK, (lattice.dims[2] + BRICK - 1) / BRICK);
         if (grid.y > 65535 || grid.z > 65535)
             throw std::invalid_argument("the lattice is too large for one launch along y or z");
+        if (options.method != Method::Msm)
+            launchCutoff<CutoffShape>(grid);
+        else if (options.msmOrder == Msm::MSM_QUINTIC)
+            launchCutoff<MsmShortRangeShape<Msm::MSM_QUINTIC> >(grid);
+        else
+            launchCutoff<MsmShortRangeShape<Msm::MSM_CUBIC> >(grid);
+        checkCuda(cudaGetLastError(), "the cutoff kernel");
+    }
+
+    template <class Shape>
+    void launchCutoff(dim3 grid) {
         switch (options.accumulation) {
         case Accumulation::Compensated:
-            cutoffKernel<CompensatedAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
+            cutoffKernel<Shape, CompensatedAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Narumi:
-            cutoffKernel<NarumiMapAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
+            cutoffKernel<Shape, NarumiMapAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         case Accumulation::Float:
-            cutoffKernel<FloatAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
+            cutoffKernel<Shape, FloatAccumulator><<<grid, CUTOFF_THREADS>>>(cellStart.data(), sortedAtoms.data(), cells, deviceMap.data(), deviceFlag.data());
             break;
         }
-        checkCuda(cudaGetLastError(), "the cutoff kernel");
     }
 
     /** The frame's stages: upload, prepare (direct) or binning (cutoff), map, and download for compute(). */
@@ -279,7 +325,7 @@ private:
     int softwareRsqrt = -1;  // set in the constructor
     CellGrid cells{};
     std::vector<double4> hostAtoms;
-    DeviceBuffer<double> deviceCharges, devicePositions, deviceSum;
+    DeviceBuffer<double> deviceCharges, devicePositions, deviceSum, longRange;
     DeviceBuffer<double4> deviceAtoms, sortedAtoms;
     DeviceBuffer<float> deviceMap;
     DeviceBuffer<int> deviceFlag, cellCounts, cellStart;

@@ -2,7 +2,8 @@
 #define NARUMI_POTENTIAL_MAP_CUTOFF_KERNELS_CUH_
 
 /**
- * Cutoff summation with s(r) = (1 - r^2/rc^2)^2: Rodrigues et al.'s small-bin algorithm without fixed-size bins.
+ * Cutoff summation with s(r) = (1 - r^2/rc^2)^2 (or multilevel summation's short range, MsmShortRangeShape):
+ * Rodrigues et al.'s small-bin algorithm without fixed-size bins.
  *
  * binImagesKernel gives every periodic image that can reach the lattice a cell key; CUB sorts the keys, so a cell's
  * atoms are contiguous and no cell can overflow or lose an atom (the paper spills overflowing bins to the CPU).
@@ -38,6 +39,31 @@ struct CellGrid {
     int numCells;
     double cutoff;                  // nm
     float invCutoff2;               // nm^-2
+    float invCutoff;                // nm^-1
+};
+
+/**
+ * The pair kernels of the cutoff sum, as the two factors (a, b) of a term q' a b (q' the charge times
+ * ONE_4PI_EPS0; inverse = 1/r, or 0 at a coincident point): the cutoff method's s(r)/r = (1 - r^2/rc^2)^2 / r, and
+ * multilevel summation's short range 1/r - gamma(r/a)/a within a (MsmNumerics.h: shortRange, -gamma/a at a
+ * coincident point), ORDER its scheme.  Beyond the cutoff both are zero without a branch.
+ */
+struct CutoffShape {
+    __device__ static float2 factors(float r2, float inverse, const CellGrid& grid) {
+        const float s = fmaxf(fmaf(r2, -grid.invCutoff2, 1.0f), 0.0f);
+        return make_float2(s, s * inverse);
+    }
+};
+
+template <int ORDER>
+struct MsmShortRangeShape {
+    __device__ static float2 factors(float r2, float inverse, const CellGrid& grid) {
+        const float u = fmaf(r2, grid.invCutoff2, -1.0f);   // rho^2 - 1
+        float gamma = 1.0f - u * (0.5f - u * 0.375f);
+        if (ORDER == 5)
+            gamma -= 0.3125f * u * u * u;
+        return make_float2(1.0f, u < 0.0f ? inverse - gamma * grid.invCutoff : 0.0f);
+    }
 };
 
 /** One key per (atom, image): its cell, numCells + cell if it sits on a lattice point, 2 * numCells if not needed. */
@@ -88,9 +114,9 @@ __global__ void gatherImagesKernel(const unsigned* __restrict__ sortedValues, co
 }
 
 /** Adds staged atoms [first, first + count) to the thread's partials. */
-template <bool GUARD_COINCIDENCE>
+template <class Shape, bool GUARD_COINCIDENCE>
 __device__ __forceinline__ void cutoffAtomBlock(const float4* atoms, int count, const float (&px)[CUTOFF_POINTS_X], float py, float pz,
-                                                float invCutoff2, float (&partial)[CUTOFF_POINTS_X]) {
+                                                const CellGrid& grid, float (&partial)[CUTOFF_POINTS_X]) {
     const float skip2 = (float) (COINCIDENCE_RADIUS * COINCIDENCE_RADIUS);
     for (int j = 0; j < count; j++) {
         const float4 atom = atoms[j];
@@ -100,18 +126,18 @@ __device__ __forceinline__ void cutoffAtomBlock(const float4* atoms, int count, 
         for (int k = 0; k < CUTOFF_POINTS_X; k++) {
             const float dx = px[k] - atom.x;
             const float r2 = fmaf(dx, dx, dyz2);
-            // Beyond the cutoff s goes negative and is clamped to zero: no branch, no divergence.
-            const float s = fmaxf(fmaf(r2, -invCutoff2, 1.0f), 0.0f);
             float inverse = sfuRsqrt(r2);
             if (GUARD_COINCIDENCE)
                 inverse = r2 >= skip2 ? inverse : 0.0f;
-            partial[k] = fmaf(atom.w * s, s * inverse, partial[k]);
+            // Beyond the cutoff the factors are zero: no branch, no divergence.
+            const float2 f = Shape::factors(r2, inverse, grid);
+            partial[k] = fmaf(atom.w * f.x, f.y, partial[k]);
         }
     }
 }
 
 /** The atoms of one cell list (cellStart) that can reach this brick, staged and summed; returns the blocks added. */
-template <class Accumulator, bool GUARD_COINCIDENCE>
+template <class Shape, class Accumulator, bool GUARD_COINCIDENCE>
 __device__ void cutoffCellList(const int* __restrict__ cellStart, const double4* __restrict__ sortedAtoms, const CellGrid& grid,
                                const double (&brickLo)[3], const double (&brickHi)[3], const double (&centre)[3],
                                const float (&px)[CUTOFF_POINTS_X], float py, float pz, float (&partial)[CUTOFF_POINTS_X],
@@ -182,7 +208,7 @@ __device__ void cutoffCellList(const int* __restrict__ cellStart, const double4*
             __syncthreads();
             const int count = min(CUTOFF_THREADS, numStaged - tileFirst);
             for (int first = 0; first < count; first += MAP_ATOM_BLOCK) {
-                cutoffAtomBlock<GUARD_COINCIDENCE>(staged + first, min(MAP_ATOM_BLOCK, count - first), px, py, pz, grid.invCutoff2, partial);
+                cutoffAtomBlock<Shape, GUARD_COINCIDENCE>(staged + first, min(MAP_ATOM_BLOCK, count - first), px, py, pz, grid, partial);
 #pragma unroll
                 for (int k = 0; k < CUTOFF_POINTS_X; k++) {
                     sum[k].add(partial[k]);
@@ -200,7 +226,7 @@ __device__ void cutoffCellList(const int* __restrict__ cellStart, const double4*
 }
 
 /** cellStart: 2 * numCells + 1 entries (regular cells, then coincident ones); sortedAtoms as gatherImagesKernel writes. */
-template <class Accumulator>
+template <class Shape, class Accumulator>
 __global__ void __launch_bounds__(CUTOFF_THREADS) cutoffKernel(const int* __restrict__ cellStart, const double4* __restrict__ sortedAtoms,
                                                                CellGrid grid, float* __restrict__ map, int* outOfRange) {
     const int thread = threadIdx.x;
@@ -232,10 +258,10 @@ __global__ void __launch_bounds__(CUTOFF_THREADS) cutoffKernel(const int* __rest
         partial[k] = 0.0f;
     }
     int blocksSinceCarry = 0;
-    cutoffCellList<Accumulator, false>(cellStart, sortedAtoms, grid, brickLo, brickHi, centre, px, py, pz, partial, sum, blocksSinceCarry);
+    cutoffCellList<Shape, Accumulator, false>(cellStart, sortedAtoms, grid, brickLo, brickHi, centre, px, py, pz, partial, sum, blocksSinceCarry);
     // Images sitting on lattice points (rare: usually none) go through the distance-tested loop.
     if (cellStart[2 * grid.numCells] > cellStart[grid.numCells])
-        cutoffCellList<Accumulator, true>(cellStart + grid.numCells, sortedAtoms, grid, brickLo, brickHi, centre, px, py, pz, partial, sum,
+        cutoffCellList<Shape, Accumulator, true>(cellStart + grid.numCells, sortedAtoms, grid, brickLo, brickHi, centre, px, py, pz, partial, sum,
                                           blocksSinceCarry);
 
     const int iy = by + ty, iz = bz + tz;
@@ -250,6 +276,12 @@ __global__ void __launch_bounds__(CUTOFF_THREADS) cutoffKernel(const int* __rest
     }
     if (anyOutOfRange)
         atomicOr(outOfRange, 1);
+}
+
+/** map += the long range (multilevel summation's smooth levels, in double). */
+__global__ void addLongRangeKernel(const double* __restrict__ longRange, float* __restrict__ map, size_t numPoints) {
+    for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < numPoints; i += (size_t) gridDim.x * blockDim.x)
+        map[i] = (float) ((double) map[i] + longRange[i]);
 }
 
 /** The running sum of a time average: sum += map. */

@@ -38,26 +38,6 @@ MsmDeviceLevel deviceLevel(const MsmLevel& level, double* values) {
     return d;
 }
 
-/** Refuses lattices that would not fit into the device's free memory, naming their size. */
-void checkDeviceMemory(const std::vector<MsmLevel>& levels, size_t mapPoints, size_t numAtoms) {
-    double bytes = 8.0 * (double) mapPoints + 32.0 * (double) numAtoms;
-    size_t largest = 0;
-    for (const MsmLevel& level : levels) {
-        bytes += 2 * 8.0 * (double) level.size();  // charges and potentials
-        largest = std::max(largest, level.size());
-    }
-    bytes += 2 * 8.0 * (double) largest;  // the transfers' work lattices
-    size_t free = 0, total = 0;
-    checkCuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-    if (bytes > (double) free) {
-        std::ostringstream text;
-        text << "the multilevel summation's lattices (finest " << levels[0].dims[0] << " x " << levels[0].dims[1] << " x "
-             << levels[0].dims[2] << " points at " << levels[0].spacing << " nm) and the map need about " << bytes / 1e9
-             << " GB of GPU memory, more than the " << free / 1e9 << " GB free; use a coarser msmAccuracy or a smaller map";
-        throw std::invalid_argument(text.str());
-    }
-}
-
 /** The three axes of a transfer from one level to another, through two work lattices; prolongation adds into `to`. */
 void transfer(const MsmLevel& from, const double* fromValues, const MsmLevel& to, double* toValues, bool toFine, int order,
               DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
@@ -128,20 +108,42 @@ MsmMapPoints mapPoints(const Lattice& map) {
 
 } // namespace
 
-void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
-                         double cutoff, int order, int cudaDevice, double* values) {
-    Common::checkCudaDevice(cudaDevice);
-    checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
-    const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
+// Lattices that would not fit into the device's free memory are refused, naming their size.
+void checkMsmDeviceMemory(const std::vector<MsmLevel>& levels, size_t mapPoints, size_t numAtoms) {
+    double bytes = 8.0 * (double) mapPoints + 32.0 * (double) numAtoms;
+    size_t largest = 0;
+    for (const MsmLevel& level : levels) {
+        bytes += 2 * 8.0 * (double) level.size();  // charges and potentials
+        largest = std::max(largest, level.size());
+    }
+    bytes += 2 * 8.0 * (double) largest;  // the transfers' work lattices
+    size_t free = 0, total = 0;
+    checkCuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    if (bytes > (double) free) {
+        std::ostringstream text;
+        text << "the multilevel summation's lattices (finest " << levels[0].dims[0] << " x " << levels[0].dims[1] << " x "
+             << levels[0].dims[2] << " points at " << levels[0].spacing << " nm) and the map need about " << bytes / 1e9
+             << " GB of GPU memory, more than the " << free / 1e9 << " GB free; use a coarser msmAccuracy or a smaller map";
+        throw std::invalid_argument(text.str());
+    }
+}
+
+void checkMsmDeviceMemory(const MsmPeriodicPlan& plan, double spacing, size_t mapPoints, size_t numAtoms) {
+    std::vector<MsmLevel> sizes(plan.dims.size());
+    for (size_t level = 0; level < sizes.size(); level++)
+        sizes[level].dims = plan.dims[level];
+    sizes[0].spacing = spacing;
+    checkMsmDeviceMemory(sizes, mapPoints, numAtoms);
+}
+
+void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const std::vector<MsmLevel>& levels, double cutoff, int order, double* deviceValues, cudaStream_t stream) {
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
-    checkDeviceMemory(levels, numMapPoints, charges.size());
-    const cudaStream_t stream = 0;
     const int numLevels = (int) levels.size();
 
-    DeviceBuffer<double> atomPositions, atomCharges, mapValues;
+    DeviceBuffer<double> atomPositions, atomCharges;
     atomPositions.upload(positions, 3 * charges.size(), stream);
     atomCharges.upload(charges.data(), charges.size(), stream);
-    mapValues.upload(values, numMapPoints, stream);
     std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
     for (int level = 0; level < numLevels; level++) {
         q[level].resize(levels[level].size());
@@ -158,43 +160,45 @@ void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std:
     DeviceBuffer<double> weights;
     for (int level = 0; level < numLevels; level++) {
         MsmLatticeWeights kernel = msmOpenLatticeWeights(levels, level, cutoff, order);
-        weights.upload(kernel.weights.data(), kernel.weights.size(), stream);
+        weights.upload(kernel.weights.data(), kernel.weights.size(), stream);  // done when it returns (pageable source)
         msmLatticeSumKernel<<<blocksFor(levels[level].size()), MSM_THREADS, 0, stream>>>(
             deviceLevel(levels[level], q[level].data()), deviceLevel(levels[level], e[level].data()), weights.data(),
             kernel.radius[0], kernel.radius[1], kernel.radius[2]);
-        // The weights' host copy goes out of scope: the upload (pageable memory) has completed when upload returns.
     }
     for (int level = numLevels - 1; level > 0; level--)
         transfer(levels[level], e[level].data(), levels[level - 1], e[level - 1].data(), true, order, work, stream);
     msmInterpolateKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(deviceLevel(levels[0], e[0].data()), mapPoints(map),
-                                                                               order, mapValues.data());
+                                                                               order, deviceValues);
     checkCuda(cudaGetLastError(), "launching the multilevel summation kernels");
-    mapValues.download(values, numMapPoints, stream);
-    checkCuda(cudaStreamSynchronize(stream), "multilevel summation on the GPU");
+    checkCuda(cudaStreamSynchronize(stream), "multilevel summation on the GPU");  // before the lattices are freed
 }
 
-void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
-                                 const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values) {
+void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
+                         double cutoff, int order, int cudaDevice, double* values) {
     Common::checkCudaDevice(cudaDevice);
     checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
-    const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, 0);
+    const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
+    const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
+    checkMsmDeviceMemory(levels, numMapPoints, charges.size());
+    DeviceBuffer<double> mapValues;
+    mapValues.upload(values, numMapPoints);
+    addMsmLongRangeOnDevice(map, positions, charges, levels, cutoff, order, mapValues.data(), 0);
+    mapValues.download(values, numMapPoints);
+    checkCuda(cudaDeviceSynchronize(), "multilevel summation on the GPU");
+}
+
+void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                                     const MsmPeriodicPlan& plan, int order, double* deviceValues, cudaStream_t stream) {
     const int numLevels = (int) plan.dims.size();
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
-    std::vector<MsmLevel> sizes(numLevels);
-    for (int level = 0; level < numLevels; level++)
-        sizes[level].dims = plan.dims[level];
-    sizes[0].spacing = spacing;
-    checkDeviceMemory(sizes, numMapPoints, charges.size());
-    const cudaStream_t stream = 0;
     MsmCellInverse cell;
     for (int i = 0; i < 3; i++)
         for (int d = 0; d < 3; d++)
             cell.m[i][d] = plan.inverse[i][d];
 
-    DeviceBuffer<double> atomPositions, atomCharges, mapValues;
+    DeviceBuffer<double> atomPositions, atomCharges;
     atomPositions.upload(positions, 3 * charges.size(), stream);
     atomCharges.upload(charges.data(), charges.size(), stream);
-    mapValues.upload(values, numMapPoints, stream);
     std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
     for (int level = 0; level < numLevels; level++) {
         q[level].resize(points(plan.dims[level]));
@@ -219,10 +223,23 @@ void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, co
     for (int level = numLevels - 1; level > 0; level--)
         transferPeriodic(plan.dims[level], e[level].data(), plan.dims[level - 1], e[level - 1].data(), true, order, work, stream);
     msmInterpolatePeriodicKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(periodicLevel(plan.dims[0], e[0].data()), cell,
-                                                                                       mapPoints(map), order, mapValues.data());
+                                                                                       mapPoints(map), order, deviceValues);
     checkCuda(cudaGetLastError(), "launching the periodic multilevel summation kernels");
-    mapValues.download(values, numMapPoints, stream);
-    checkCuda(cudaStreamSynchronize(stream), "periodic multilevel summation on the GPU");
+    checkCuda(cudaStreamSynchronize(stream), "periodic multilevel summation on the GPU");  // before the lattices are freed
+}
+
+void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                                 const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values) {
+    Common::checkCudaDevice(cudaDevice);
+    checkCuda(cudaSetDevice(cudaDevice), "cudaSetDevice");
+    const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
+    const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, 0);
+    checkMsmDeviceMemory(plan, spacing, numMapPoints, charges.size());
+    DeviceBuffer<double> mapValues;
+    mapValues.upload(values, numMapPoints);
+    addMsmLongRangePeriodicOnDevice(map, positions, charges, plan, order, mapValues.data(), 0);
+    mapValues.download(values, numMapPoints);
+    checkCuda(cudaDeviceSynchronize(), "periodic multilevel summation on the GPU");
 }
 
 } // namespace OpenMMNarumi::PotentialMap

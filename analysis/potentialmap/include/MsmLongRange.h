@@ -5,6 +5,9 @@
 
 #include "PotentialMap.h"
 #include <array>
+#if NARUMI_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 #include <vector>
 
 namespace OpenMMNarumi::PotentialMap {
@@ -84,6 +87,21 @@ struct MsmPeriodicPlan {
     std::vector<std::vector<MsmKernelEntry> > kernels;
 };
 MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double cutoff, int order, int threads);
+
+#if NARUMI_HAVE_CUDA
+/**
+ * The GPU long range added to deviceValues (double, one per map point, on the current device), queued on stream
+ * and finished when it returns; levels from msmOpenLevels, plan from msmPeriodicPlan, checked against the device's
+ * memory by the caller (the CUDA backend: method msm).
+ */
+void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const std::vector<MsmLevel>& levels, double cutoff, int order, double* deviceValues, cudaStream_t stream);
+void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                                     const MsmPeriodicPlan& plan, int order, double* deviceValues, cudaStream_t stream);
+/** Throws std::invalid_argument naming the sizes when these lattices and the map do not fit into the free GPU memory. */
+void checkMsmDeviceMemory(const std::vector<MsmLevel>& levels, size_t mapPoints, size_t numAtoms);
+void checkMsmDeviceMemory(const MsmPeriodicPlan& plan, double spacing, size_t mapPoints, size_t numAtoms);
+#endif
 
 /**
  * addMsmLongRangePeriodic on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only), on the same plan;

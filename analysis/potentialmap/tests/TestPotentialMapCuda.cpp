@@ -178,6 +178,40 @@ TEST(PotentialMapMsmCuda, PeriodicLongRangeEqualsTheCpuEngines) {
         }
 }
 
+/**
+ * Method msm on the CUDA backend (created directly: the engine still sends msm maps to the CPU until this has run on
+ * a GPU) against the CPU backend, open and periodic (rectangular, triclinic), both schemes: the short range in float
+ * by the cutoff kernels, the long range in double, so the maps agree to float rounding of the short range.
+ */
+TEST(PotentialMapMsmCuda, MsmOnTheCudaBackendMatchesTheCpuBackend) {
+    SKIP_WITHOUT_GPU();
+    PeriodicBox rectangular{{3.1, 0, 0}, {0, 2.9, 0}, {0, 0, 3.3}}, triclinic{{3.2, 0, 0}, {1.0, 3.0, 0}, {-1.1, 1.2, 2.9}};
+    System system = randomSystem(1200, 0.0, 2.9, 34);
+    Lattice lattice = makeLattice({0.05, 0.1, 0.15}, {0.12, 0.13, 0.11}, {22, 20, 25});
+    for (const PeriodicBox* box : std::vector<const PeriodicBox*>{nullptr, &rectangular, &triclinic})
+        for (int order : {3, 5}) {
+            Options options;
+            options.method = Method::Msm;
+            options.msmOrder = order;
+            options.msmAccuracy = 1e-3;
+            options.accumulation = Accumulation::Compensated;
+            Options onCpu = options;
+            onCpu.backend = Backend::Cpu;
+            onCpu.cpuThreads = 2;
+            options.backend = Backend::Cuda;
+            std::vector<float> cpuMap(lattice.numPoints()), gpuMap(lattice.numPoints());
+            createCpuBackend(lattice, system.charges, onCpu)->compute(system.positions.data(), box, cpuMap.data());
+            createCudaBackend(lattice, system.charges, options)->compute(system.positions.data(), box, gpuMap.data());
+            double largest = 0, difference = 0;
+            for (size_t k = 0; k < cpuMap.size(); k++) {
+                largest = std::max(largest, (double) std::fabs(cpuMap[k]));
+                difference = std::max(difference, (double) std::fabs(gpuMap[k] - cpuMap[k]));
+            }
+            EXPECT_GT(largest, 10.0) << "the map is not trivial";
+            EXPECT_LT(difference, 2e-5 * largest) << "order " << order << (box == nullptr ? ", open" : ", periodic");
+        }
+}
+
 /** Lattices and a map beyond the GPU's free memory are refused with their size, before anything is allocated. */
 TEST(PotentialMapMsmCuda, LatticesBeyondTheGpuMemoryAreNamed) {
     SKIP_WITHOUT_GPU();
