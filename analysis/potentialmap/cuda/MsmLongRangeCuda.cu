@@ -27,69 +27,45 @@ int blocksFor(size_t count) {
     return (int) std::max<size_t>(1, std::min<size_t>((count + MSM_THREADS - 1) / MSM_THREADS, 65536));
 }
 
-MsmDeviceLevel deviceLevel(const MsmLevel& level, double* values) {
-    MsmDeviceLevel d;
-    for (int k = 0; k < 3; k++) {
-        d.origin[k] = level.origin[k];
-        d.dims[k] = level.dims[k];
-    }
-    d.spacing = level.spacing;
-    d.values = values;
-    return d;
-}
-
-/** The three axes of a transfer from one level to another, through two work lattices; prolongation adds into `to`. */
-void transfer(const MsmLevel& from, const double* fromValues, const MsmLevel& to, double* toValues, bool toFine, int order,
-              DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
-    const std::array<double, 11> w = Msm::transferWeights(order);
-    MsmTransferWeights weights;
-    std::copy(w.begin(), w.end(), weights.w);
-    MsmLevel current = from;
-    const double* currentValues = fromValues;
-    for (int axis = 0; axis < 3; axis++) {
-        MsmLevel next = current;
-        next.dims[axis] = to.dims[axis];
-        if (axis == 2) {
-            next.origin = to.origin;
-            next.spacing = to.spacing;
-        }
-        double* nextValues = axis == 2 ? toValues : work[axis].resize(next.size());
-        MsmDeviceLevel source = deviceLevel(current, const_cast<double*>(currentValues)), target = deviceLevel(next, nextValues);
-        msmTransferAxisKernel<<<blocksFor(next.size()), MSM_THREADS, 0, stream>>>(source, target, axis, toFine, order,
-                                                                                   msmCoarseMargin(order), weights,
-                                                                                   axis == 2 && toFine);
-        current = next;
-        currentValues = nextValues;
-    }
-}
-
-MsmPeriodicLevel periodicLevel(const std::array<int, 3>& dims, double* values) {
-    MsmPeriodicLevel level;
+MsmDeviceLattice deviceLattice(const std::array<int, 3>& dims, double* values) {
+    MsmDeviceLattice lattice;
     for (int d = 0; d < 3; d++)
-        level.dims[d] = dims[d];
-    level.values = values;
-    return level;
+        lattice.dims[d] = dims[d];
+    lattice.values = values;
+    return lattice;
+}
+
+MsmOpenPlacement openPlacement(const MsmLevel& level) {
+    MsmOpenPlacement placement;
+    for (int d = 0; d < 3; d++)
+        placement.origin[d] = level.origin[d];
+    placement.spacing = level.spacing;
+    return placement;
 }
 
 size_t points(const std::array<int, 3>& dims) {
     return (size_t) dims[0] * dims[1] * dims[2];
 }
 
-/** The three axes of a periodic transfer through two work lattices; prolongation adds into `to`. */
-void transferPeriodic(const std::array<int, 3>& fromDims, const double* fromValues, const std::array<int, 3>& toDims, double* toValues,
-                      bool toFine, int order, DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
+/**
+ * The three axes of a transfer from one lattice to another (restriction, or prolongation added into `to`), through two
+ * work lattices: open lattices with msmCoarseMargin, periodic ones (margin 0) with wrapped indices.
+ */
+void transfer(const std::array<int, 3>& fromDims, const double* fromValues, const std::array<int, 3>& toDims, double* toValues,
+              bool toFine, bool periodic, int order, DeviceBuffer<double> (&work)[2], cudaStream_t stream) {
     const std::array<double, 11> w = Msm::transferWeights(order);
     MsmTransferWeights weights;
     std::copy(w.begin(), w.end(), weights.w);
+    const int margin = periodic ? 0 : msmCoarseMargin(order);
     std::array<int, 3> current = fromDims;
     const double* currentValues = fromValues;
     for (int axis = 0; axis < 3; axis++) {
         std::array<int, 3> next = current;
         next[axis] = toDims[axis];
         double* nextValues = axis == 2 ? toValues : work[axis].resize(points(next));
-        msmTransferAxisPeriodicKernel<<<blocksFor(points(next)), MSM_THREADS, 0, stream>>>(
-            periodicLevel(current, const_cast<double*>(currentValues)), periodicLevel(next, nextValues), axis, toFine, order, weights,
-            axis == 2 && toFine);
+        msmTransferAxisKernel<<<blocksFor(points(next)), MSM_THREADS, 0, stream>>>(
+            deviceLattice(current, const_cast<double*>(currentValues)), deviceLattice(next, nextValues), axis, toFine, order, margin,
+            periodic, weights, axis == 2 && toFine);
         current = next;
         currentValues = nextValues;
     }
@@ -154,21 +130,21 @@ void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const 
 
     if (!charges.empty())
         msmAnterpolateKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
-            atomPositions.data(), atomCharges.data(), (int) charges.size(), deviceLevel(levels[0], q[0].data()), order);
+            atomPositions.data(), atomCharges.data(), (int) charges.size(), openPlacement(levels[0]), deviceLattice(levels[0].dims, q[0].data()), order);
     for (int level = 1; level < numLevels; level++)
-        transfer(levels[level - 1], q[level - 1].data(), levels[level], q[level].data(), false, order, work, stream);
+        transfer(levels[level - 1].dims, q[level - 1].data(), levels[level].dims, q[level].data(), false, false, order, work, stream);
     DeviceBuffer<double> weights;
     for (int level = 0; level < numLevels; level++) {
         MsmLatticeWeights kernel = msmOpenLatticeWeights(levels, level, cutoff, order);
         weights.upload(kernel.weights.data(), kernel.weights.size(), stream);  // done when it returns (pageable source)
         msmLatticeSumKernel<<<blocksFor(levels[level].size()), MSM_THREADS, 0, stream>>>(
-            deviceLevel(levels[level], q[level].data()), deviceLevel(levels[level], e[level].data()), weights.data(),
+            deviceLattice(levels[level].dims, q[level].data()), deviceLattice(levels[level].dims, e[level].data()), weights.data(),
             kernel.radius[0], kernel.radius[1], kernel.radius[2]);
     }
     for (int level = numLevels - 1; level > 0; level--)
-        transfer(levels[level], e[level].data(), levels[level - 1], e[level - 1].data(), true, order, work, stream);
-    msmInterpolateKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(deviceLevel(levels[0], e[0].data()), mapPoints(map),
-                                                                               order, deviceValues);
+        transfer(levels[level].dims, e[level].data(), levels[level - 1].dims, e[level - 1].data(), true, false, order, work, stream);
+    msmInterpolateKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(deviceLattice(levels[0].dims, e[0].data()),
+                                                                               openPlacement(levels[0]), mapPoints(map), order, deviceValues);
     checkCuda(cudaGetLastError(), "launching the multilevel summation kernels");
     checkCuda(cudaStreamSynchronize(stream), "multilevel summation on the GPU");  // before the lattices are freed
 }
@@ -191,10 +167,10 @@ void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions
                                      const MsmPeriodicPlan& plan, int order, double* deviceValues, cudaStream_t stream) {
     const int numLevels = (int) plan.dims.size();
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
-    MsmCellInverse cell;
+    MsmPeriodicPlacement placement;
     for (int i = 0; i < 3; i++)
         for (int d = 0; d < 3; d++)
-            cell.m[i][d] = plan.inverse[i][d];
+            placement.cell.m[i][d] = plan.inverse[i][d];
 
     DeviceBuffer<double> atomPositions, atomCharges;
     atomPositions.upload(positions, 3 * charges.size(), stream);
@@ -208,22 +184,22 @@ void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions
     DeviceBuffer<double> work[2];
 
     if (!charges.empty())
-        msmAnterpolatePeriodicKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
-            atomPositions.data(), atomCharges.data(), (int) charges.size(), cell, periodicLevel(plan.dims[0], q[0].data()), order);
+        msmAnterpolateKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
+            atomPositions.data(), atomCharges.data(), (int) charges.size(), placement, deviceLattice(plan.dims[0], q[0].data()), order);
     for (int level = 1; level < numLevels; level++)
-        transferPeriodic(plan.dims[level - 1], q[level - 1].data(), plan.dims[level], q[level].data(), false, order, work, stream);
+        transfer(plan.dims[level - 1], q[level - 1].data(), plan.dims[level], q[level].data(), false, true, order, work, stream);
     DeviceBuffer<MsmKernelEntry> entries;
     for (int level = 0; level < numLevels; level++) {
         const std::vector<MsmKernelEntry>& kernel = plan.kernels[level];
         entries.upload(kernel.data(), kernel.size(), stream);
         msmCircularSumKernel<<<blocksFor(points(plan.dims[level])), MSM_THREADS, 0, stream>>>(
-            periodicLevel(plan.dims[level], q[level].data()), periodicLevel(plan.dims[level], e[level].data()), entries.data(),
+            deviceLattice(plan.dims[level], q[level].data()), deviceLattice(plan.dims[level], e[level].data()), entries.data(),
             (int) kernel.size());
     }
     for (int level = numLevels - 1; level > 0; level--)
-        transferPeriodic(plan.dims[level], e[level].data(), plan.dims[level - 1], e[level - 1].data(), true, order, work, stream);
-    msmInterpolatePeriodicKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(periodicLevel(plan.dims[0], e[0].data()), cell,
-                                                                                       mapPoints(map), order, deviceValues);
+        transfer(plan.dims[level], e[level].data(), plan.dims[level - 1], e[level - 1].data(), true, true, order, work, stream);
+    msmInterpolateKernel<<<blocksFor(numMapPoints), MSM_THREADS, 0, stream>>>(deviceLattice(plan.dims[0], e[0].data()), placement,
+                                                                               mapPoints(map), order, deviceValues);
     checkCuda(cudaGetLastError(), "launching the periodic multilevel summation kernels");
     checkCuda(cudaStreamSynchronize(stream), "periodic multilevel summation on the GPU");  // before the lattices are freed
 }
