@@ -207,43 +207,48 @@ def map_part(args, rows):
                      "largest_relative_difference": float(np.max(np.abs(maps["several"] - maps["one"]))) / scale})
 
 
+def markdown_table(header, rows):
+    """A markdown table: the header's cells, then one row of cells (already formatted) per entry."""
+    return (["| " + " | ".join(header) + " |", "| --- |" + " --- |" * (len(header) - 1)] +
+            ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows])
+
+
 def tables(args, results):
     gpu = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip().replace("\n", ", ")
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"`python3 benchmarks/multi_gpu_speed.py {' '.join(sys.argv[1:])}` on {gpu or 'unknown GPUs'}, "
              f"OpenMM {openmm.__version__}, {when}:", ""]
     if results["md"]:
-        lines += ["| system | atoms | step | precision | OpenMM 1 GPU | OpenMM N GPUs | OpenMM N/1 | Narumi 1 GPU | "
-                  "Narumi N GPUs | Narumi N/1 | Narumi/OpenMM on N | step without nonbonded force, 1 / N GPUs (us) |",
-                  "| --- |" + " --- |" * 11]
-        for r in results["md"]:
-            lines.append(f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | {r['openmm_one']:.1f} | "
-                         f"{r['openmm_several']:.1f} | {r['openmm_several'] / r['openmm_one']:.2f} | {r['narumi_one']:.1f} | "
-                         f"{r['narumi_several']:.1f} | {r['narumi_several'] / r['narumi_one']:.2f} | "
-                         f"{r['narumi_several'] / r['openmm_several']:.2f} | {r['rest_one_us']:.0f} / {r['rest_several_us']:.0f} |")
+        lines += markdown_table(
+            ["system", "atoms", "step", "precision", "OpenMM 1 GPU", "OpenMM N GPUs", "OpenMM N/1", "Narumi 1 GPU", "Narumi N GPUs",
+             "Narumi N/1", "Narumi/OpenMM on N", "step without nonbonded force, 1 / N GPUs (us)"],
+            [[r["system"], r["atoms"], r["timestep"], r["precision"], f"{r['openmm_one']:.1f}", f"{r['openmm_several']:.1f}",
+              f"{r['openmm_several'] / r['openmm_one']:.2f}", f"{r['narumi_one']:.1f}", f"{r['narumi_several']:.1f}",
+              f"{r['narumi_several'] / r['narumi_one']:.2f}", f"{r['narumi_several'] / r['openmm_several']:.2f}",
+              f"{r['rest_one_us']:.0f} / {r['rest_several_us']:.0f}"] for r in results["md"]])
         lines += ["", "(ns/day; N = the devices " + results["md"][0]["devices"] + ")", ""]
     if results["identity"]:
-        lines += ["| system | atoms | precision | evaluations | force components compared | NarumiNonbondedForce: "
-                  "components differing | its energies differing | whole system: components differing | "
-                  "its energies differing |", "| --- |" + " --- |" * 8]
-        lines += [f"| {r['system']} | {r['atoms']} | {r['precision']} | {r['evaluations']} | {r['components']} | "
-                  f"{r['differing_components']} | {r['differing_energies']} | {r['differing_total_components']} | "
-                  f"{r['differing_total_energies']} |" for r in results["identity"]]
+        lines += markdown_table(
+            ["system", "atoms", "precision", "evaluations", "force components compared",
+             "NarumiNonbondedForce: components differing", "its energies differing", "whole system: components differing",
+             "its energies differing"],
+            [[r["system"], r["atoms"], r["precision"], r["evaluations"], r["components"], r["differing_components"],
+              r["differing_energies"], r["differing_total_components"], r["differing_total_energies"]] for r in results["identity"]])
         lines.append("")
     if results["rdf"]:
-        lines += ["| RDF algorithm | atoms | run of frames, 1 GPU (G pairs/s) | N GPUs (G pairs/s) | N/1 | one frame, 1 GPU (ms) | "
-                  "N GPUs (ms) | counts identical |", "| --- |" + " --- |" * 7]
-        lines += [f"| {r['algorithm']} | {r['atoms']} | {r['one_pairs_per_s'] / 1e9:.1f} | {r['several_pairs_per_s'] / 1e9:.1f} | "
-                  f"{r['several_pairs_per_s'] / r['one_pairs_per_s']:.2f} | {1e3 * r['one_frame_one_s']:.1f} | "
-                  f"{1e3 * r['one_frame_several_s']:.1f} | {'yes' if r['identical_counts'] else 'NO'} |" for r in results["rdf"]]
+        lines += markdown_table(
+            ["RDF algorithm", "atoms", "run of frames, 1 GPU (G pairs/s)", "N GPUs (G pairs/s)", "N/1", "one frame, 1 GPU (ms)",
+             "N GPUs (ms)", "counts identical"],
+            [[r["algorithm"], r["atoms"], f"{r['one_pairs_per_s'] / 1e9:.1f}", f"{r['several_pairs_per_s'] / 1e9:.1f}",
+              f"{r['several_pairs_per_s'] / r['one_pairs_per_s']:.2f}", f"{1e3 * r['one_frame_one_s']:.1f}",
+              f"{1e3 * r['one_frame_several_s']:.1f}", "yes" if r["identical_counts"] else "NO"] for r in results["rdf"]])
         lines.append("")
     if results["map"]:
-        lines += ["| map method | atoms | points | 1 GPU (G evaluations/s) | N GPUs | N/1 | largest difference / largest value |",
-                  "| --- |" + " --- |" * 6]
-        lines += [f"| {r['method']} | {r['atoms']} | {r['points']} | {r['one_evaluations_per_s'] / 1e9:.1f} | "
-                  f"{r['several_evaluations_per_s'] / 1e9:.1f} | "
-                  f"{r['several_evaluations_per_s'] / r['one_evaluations_per_s']:.2f} | {r['largest_relative_difference']:.2g} |"
-                  for r in results["map"]]
+        lines += markdown_table(
+            ["map method", "atoms", "points", "1 GPU (G evaluations/s)", "N GPUs", "N/1", "largest difference / largest value"],
+            [[r["method"], r["atoms"], r["points"], f"{r['one_evaluations_per_s'] / 1e9:.1f}",
+              f"{r['several_evaluations_per_s'] / 1e9:.1f}", f"{r['several_evaluations_per_s'] / r['one_evaluations_per_s']:.2f}",
+              f"{r['largest_relative_difference']:.2g}"] for r in results["map"]])
     return gpu, lines
 
 

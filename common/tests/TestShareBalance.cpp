@@ -61,3 +61,21 @@ TEST(ShareBalance, BoundsTileTheUnitIntervalExactly) {
     EXPECT_EQ(end, 1.0);
     EXPECT_EQ(equalShares(4), std::vector<double>(4, 0.25));
 }
+
+TEST(ShareBalance, TheBalancerUsesEachMeasurementOnceScaledToTheShareNow) {
+    ShareBalancer balancer(2);
+    // Device 1 twice as slow, measured on equal shares: the shares move as rebalancedShares moves them.
+    ASSERT_TRUE(balancer.update({{1.0, 0.5, 0}, {2.0, 0.5, 0}}));
+    std::vector<double> expected = rebalancedShares({0.5, 0.5}, {1.0, 2.0});
+    EXPECT_EQ(balancer.shares(), expected);
+    // The same measurements again change nothing; nor does a device without a new one.
+    EXPECT_FALSE(balancer.update({{1.0, 0.5, 0}, {2.0, 0.5, 0}}));
+    EXPECT_FALSE(balancer.update({{1.0, 0.5, 1}, {2.0, 0.5, 0}}));
+    EXPECT_EQ(balancer.shares(), expected);
+    // Measured on the old shares, the times are scaled to the shares now: the same speeds give the same targets.
+    ASSERT_TRUE(balancer.update({{1.0, 0.5, 2}, {2.0, 0.5, 2}}));
+    EXPECT_EQ(balancer.shares(), rebalancedShares(expected, {expected[0] / 0.5, 2.0 * expected[1] / 0.5}));
+    auto [begin, end] = balancer.bounds(1);
+    EXPECT_EQ(begin, balancer.shares()[0]);
+    EXPECT_EQ(end, 1.0);
+}

@@ -221,10 +221,14 @@ private:
         if (cells.numCells == 0 || cells.cutoff != a)
             setUpCells(a);
         std::vector<MsmLevel> levels;
-        MsmPeriodicPlan plan;
         const size_t numPoints = lattice.numPoints();
         if (box != nullptr) {
-            plan = msmPeriodicPlan(*box, spacing, a, options.msmOrder, 0);
+            // The periodic plan (its kernels, the top level's Ewald sums) depends on the cell alone: made once per box.
+            if (!havePlan || box->a != planBox.a || box->b != planBox.b || box->c != planBox.c) {
+                plan = msmPeriodicPlan(*box, spacing, a, options.msmOrder, 0);
+                planBox = *box;
+                havePlan = true;
+            }
             checkMsmDeviceMemory(plan, spacing, numPoints, numAtoms);
         }
         else {
@@ -235,10 +239,13 @@ private:
         timer.mark("short range");
         longRange.resize(numPoints);
         longRange.zero();
+        // The atoms as runCutoff uploaded them.
         if (box != nullptr)
-            addMsmLongRangePeriodicOnDevice(lattice, positions, charges, plan, options.msmOrder, longRange.data(), 0);
+            addMsmLongRangePeriodicOnDevice(lattice, devicePositions.data(), deviceCharges.data(), (int) numAtoms, plan, options.msmOrder,
+                                            longRange.data(), 0);
         else
-            addMsmLongRangeOnDevice(lattice, positions, charges, levels, a, options.msmOrder, longRange.data(), 0);
+            addMsmLongRangeOnDevice(lattice, devicePositions.data(), deviceCharges.data(), (int) numAtoms, levels, a, options.msmOrder,
+                                    longRange.data(), 0);
         addLongRangeKernel<<<1024, 256>>>(longRange.data(), deviceMap.data(), numPoints);
         checkCuda(cudaGetLastError(), "adding the long range");
     }
@@ -332,6 +339,9 @@ private:
     DeviceBuffer<unsigned> keys, sortedKeys, values, sortedValues;
     DeviceBuffer<char> cubStorage;
     bool haveSum = false;
+    MsmPeriodicPlan plan;          // method msm in a periodic cell: the plan of planBox
+    PeriodicBox planBox;
+    bool havePlan = false;
     Timings timings;
 };
 

@@ -112,14 +112,10 @@ void checkMsmDeviceMemory(const MsmPeriodicPlan& plan, double spacing, size_t ma
     checkMsmDeviceMemory(sizes, mapPoints, numAtoms);
 }
 
-void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const double* charges, int numAtoms,
                              const std::vector<MsmLevel>& levels, double cutoff, int order, double* deviceValues, cudaStream_t stream) {
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
     const int numLevels = (int) levels.size();
-
-    DeviceBuffer<double> atomPositions, atomCharges;
-    atomPositions.upload(positions, 3 * charges.size(), stream);
-    atomCharges.upload(charges.data(), charges.size(), stream);
     std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
     for (int level = 0; level < numLevels; level++) {
         q[level].resize(levels[level].size());
@@ -128,9 +124,9 @@ void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const 
     q[0].zero(stream);
     DeviceBuffer<double> work[2];
 
-    if (!charges.empty())
-        msmAnterpolateKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
-            atomPositions.data(), atomCharges.data(), (int) charges.size(), openPlacement(levels[0]), deviceLattice(levels[0].dims, q[0].data()), order);
+    if (numAtoms > 0)
+        msmAnterpolateKernel<<<blocksFor(numAtoms), MSM_THREADS, 0, stream>>>(
+            positions, charges, numAtoms, openPlacement(levels[0]), deviceLattice(levels[0].dims, q[0].data()), order);
     for (int level = 1; level < numLevels; level++)
         transfer(levels[level - 1].dims, q[level - 1].data(), levels[level].dims, q[level].data(), false, false, order, work, stream);
     DeviceBuffer<double> weights;
@@ -156,14 +152,16 @@ void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std:
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
     const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
     checkMsmDeviceMemory(levels, numMapPoints, charges.size());
-    DeviceBuffer<double> mapValues;
+    DeviceBuffer<double> mapValues, atomPositions, atomCharges;
     mapValues.upload(values, numMapPoints);
-    addMsmLongRangeOnDevice(map, positions, charges, levels, cutoff, order, mapValues.data(), 0);
+    atomPositions.upload(positions, 3 * charges.size());
+    atomCharges.upload(charges);
+    addMsmLongRangeOnDevice(map, atomPositions.data(), atomCharges.data(), (int) charges.size(), levels, cutoff, order, mapValues.data(), 0);
     mapValues.download(values, numMapPoints);
     checkCuda(cudaDeviceSynchronize(), "multilevel summation on the GPU");
 }
 
-void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const double* charges, int numAtoms,
                                      const MsmPeriodicPlan& plan, int order, double* deviceValues, cudaStream_t stream) {
     const int numLevels = (int) plan.dims.size();
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
@@ -172,9 +170,6 @@ void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions
         for (int d = 0; d < 3; d++)
             placement.cell.m[i][d] = plan.inverse[i][d];
 
-    DeviceBuffer<double> atomPositions, atomCharges;
-    atomPositions.upload(positions, 3 * charges.size(), stream);
-    atomCharges.upload(charges.data(), charges.size(), stream);
     std::vector<DeviceBuffer<double> > q(numLevels), e(numLevels);
     for (int level = 0; level < numLevels; level++) {
         q[level].resize(points(plan.dims[level]));
@@ -183,9 +178,9 @@ void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions
     q[0].zero(stream);
     DeviceBuffer<double> work[2];
 
-    if (!charges.empty())
-        msmAnterpolateKernel<<<blocksFor(charges.size()), MSM_THREADS, 0, stream>>>(
-            atomPositions.data(), atomCharges.data(), (int) charges.size(), placement, deviceLattice(plan.dims[0], q[0].data()), order);
+    if (numAtoms > 0)
+        msmAnterpolateKernel<<<blocksFor(numAtoms), MSM_THREADS, 0, stream>>>(
+            positions, charges, numAtoms, placement, deviceLattice(plan.dims[0], q[0].data()), order);
     for (int level = 1; level < numLevels; level++)
         transfer(plan.dims[level - 1], q[level - 1].data(), plan.dims[level], q[level].data(), false, true, order, work, stream);
     DeviceBuffer<MsmKernelEntry> entries;
@@ -211,9 +206,11 @@ void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, co
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
     const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, 0);
     checkMsmDeviceMemory(plan, spacing, numMapPoints, charges.size());
-    DeviceBuffer<double> mapValues;
+    DeviceBuffer<double> mapValues, atomPositions, atomCharges;
     mapValues.upload(values, numMapPoints);
-    addMsmLongRangePeriodicOnDevice(map, positions, charges, plan, order, mapValues.data(), 0);
+    atomPositions.upload(positions, 3 * charges.size());
+    atomCharges.upload(charges);
+    addMsmLongRangePeriodicOnDevice(map, atomPositions.data(), atomCharges.data(), (int) charges.size(), plan, order, mapValues.data(), 0);
     mapValues.download(values, numMapPoints);
     checkCuda(cudaDeviceSynchronize(), "periodic multilevel summation on the GPU");
 }

@@ -90,13 +90,13 @@ MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double c
 
 #if NARUMI_HAVE_CUDA
 /**
- * The GPU long range added to deviceValues (double, one per map point, on the current device), queued on stream
- * and finished when it returns; levels from msmOpenLevels, plan from msmPeriodicPlan, checked against the device's
- * memory by the caller (the CUDA backend: method msm).
+ * The GPU long range added to deviceValues (double, one per map point), of the atoms whose positions (3 per atom, nm)
+ * and charges are already on the current device; queued on stream and finished when it returns; levels from
+ * msmOpenLevels, plan from msmPeriodicPlan, checked against the device's memory by the caller (the CUDA backend).
  */
-void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const double* charges, int numAtoms,
                              const std::vector<MsmLevel>& levels, double cutoff, int order, double* deviceValues, cudaStream_t stream);
-void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const std::vector<double>& charges,
+void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions, const double* charges, int numAtoms,
                                      const MsmPeriodicPlan& plan, int order, double* deviceValues, cudaStream_t stream);
 /** Throws std::invalid_argument naming the sizes when these lattices and the map do not fit into the free GPU memory. */
 void checkMsmDeviceMemory(const std::vector<MsmLevel>& levels, size_t mapPoints, size_t numAtoms);

@@ -79,15 +79,15 @@ public:
         return slots_[nextSlot_].consumed->reached("RDF frame");
     }
 
-    double lastFrameMilliseconds() override {
+    Common::ShareTiming lastFrameTiming() override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         // The newest frame whose counting has finished: the slot used last, else the one before it.
         for (size_t age = 1; age <= slots_.size(); age++) {
             const FrameSlot& slot = slots_[(nextSlot_ + slots_.size() - age) % slots_.size()];
-            if (slot.timed && slot.countingFinished->reached("RDF frame"))
-                return slot.countingFinished->millisecondsSince(*slot.countingStarted);
+            if (slot.frame >= 0 && slot.countingFinished->reached("RDF frame"))
+                return {slot.countingFinished->millisecondsSince(*slot.countingStarted), slot.share, slot.frame};
         }
-        return 0.0;
+        return {};
     }
 
     void accumulate(const FrameInput& frame) override {
@@ -106,7 +106,8 @@ public:
         slot.countingStarted->record(stream_);
         histogram_->accumulate(positions, frame.box, frame.grid, frame.algorithm, stream_, frame.share);
         slot.countingFinished->record(stream_);
-        slot.timed = true;
+        slot.frame = framesQueued_++;
+        slot.share = frame.share.end - frame.share.begin;
         slot.consumed->record(stream_);
     }
 
@@ -120,7 +121,8 @@ private:
         Common::DeviceBuffer<double> positionsDouble;
         std::unique_ptr<Common::CudaEvent> uploaded, consumed;
         std::unique_ptr<Common::CudaEvent> countingStarted, countingFinished;   // timed: the devices' load balance
-        bool timed = false;                                                     // a frame has been counted from it
+        long long frame = -1;                                                   // the frame counted from it last
+        double share = 0;                                                       // the part of that frame counted
     };
 
     /** Only the selected atoms travel: gathered in selection order into page-locked memory, uploaded in one copy;
@@ -143,6 +145,7 @@ private:
     std::unique_ptr<CudaPairHistogram> histogram_;
     std::array<FrameSlot, 2> slots_;
     size_t nextSlot_ = 0;
+    long long framesQueued_ = 0;
 };
 
 } // namespace

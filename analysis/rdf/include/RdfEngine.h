@@ -16,6 +16,7 @@
  * or std::runtime_error (CUDA failures) with the offending value in the message.
  */
 
+#include "NarumiCommon/ShareBalance.h"
 #include "RdfPairMath.h"
 #include <cstdint>
 #include <memory>
@@ -76,9 +77,10 @@ public:
     virtual bool canTakeFrameNow() {
         return true;
     }
-    /** GPU time (ms) of the counting of the latest frame that has finished, or 0 where unknown (load balancing). */
-    virtual double lastFrameMilliseconds() {
-        return 0.0;
+    /** The GPU time (ms) of the latest frame whose counting has finished, the share of it counted, and the frame's
+     *  number (serial -1 where none or unknown): the devices' load balance (Common::ShareBalancer). */
+    virtual Common::ShareTiming lastFrameTiming() {
+        return {};
     }
 };
 
@@ -199,9 +201,6 @@ std::unique_ptr<PairHistogramBackend> createCudaBackend(const RdfProblem& proble
  */
 std::unique_ptr<PairHistogramBackend> createMultiDeviceBackend(const RdfProblem& problem,
                                                                std::vector<std::unique_ptr<PairHistogramBackend> > backends);
-
-/** Pair tests of one frame: all pairs of the selections, or those of the cells each cell list cell meets. */
-int64_t framePairTests(const RdfProblem& problem, const FrameInput& frame);
 
 /** Chooses the algorithm: a cell list when its 27-cell stencil covers at most a quarter of the grid and there are
  *  at least 2^24 pairs, otherwise all pairs (docs/rdf.md). */

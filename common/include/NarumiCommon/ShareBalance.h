@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 namespace OpenMMNarumi::Common {
@@ -59,6 +60,51 @@ inline std::pair<double, double> shareBounds(const std::vector<double>& shares, 
     double end = (index + 1 == (int) shares.size()) ? 1.0 : std::min(1.0, begin + shares[index]);
     return {std::min(begin, 1.0), end};
 }
+
+/** One device's measurement: how long it took (any unit) for the share it had then; serial numbers its measurements. */
+struct ShareTiming {
+    double time = 0;
+    double share = 0;
+    long long serial = -1;   // -1: none yet
+};
+
+/**
+ * The shares of a multi-device job and their balancing: update() moves them (rebalancedShares) once every device has
+ * a measurement not used before, each time scaled from the share it was measured with to the device's share now,
+ * since the devices' work runs ahead of the measurements (pipelined frames, a sampler's queued counts).
+ */
+class ShareBalancer {
+public:
+    explicit ShareBalancer(int numDevices) : shares_(equalShares(numDevices)), used_(shares_.size(), -1) {
+    }
+    const std::vector<double>& shares() const {
+        return shares_;
+    }
+    /** Device index's [begin, end) fractions of the work. */
+    std::pair<double, double> bounds(int index) const {
+        return shareBounds(shares_, index);
+    }
+    /** Moves the shares if every device has a new, usable measurement; returns whether they moved. */
+    bool update(const std::vector<ShareTiming>& timings) {
+        if (timings.size() != shares_.size())
+            return false;
+        std::vector<double> times(shares_.size());
+        for (size_t i = 0; i < shares_.size(); i++) {
+            const ShareTiming& t = timings[i];
+            if (t.serial <= used_[i] || !(t.time > 0) || !(t.share > 0))
+                return false;
+            times[i] = t.time * shares_[i] / t.share;
+        }
+        for (size_t i = 0; i < shares_.size(); i++)
+            used_[i] = timings[i].serial;
+        shares_ = rebalancedShares(shares_, times);
+        return true;
+    }
+
+private:
+    std::vector<double> shares_;
+    std::vector<long long> used_;
+};
 
 } // namespace OpenMMNarumi::Common
 

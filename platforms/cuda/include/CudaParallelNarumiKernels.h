@@ -2,6 +2,7 @@
 #define OPENMM_CUDA_PARALLEL_NARUMI_KERNELS_H_
 
 #include "CudaNarumiKernels.h"
+#include "NarumiCommon/ShareBalance.h"
 #include "openmm/Kernel.h"
 #include "openmm/cuda/CudaPlatform.h"
 #include <vector>
@@ -16,7 +17,7 @@ namespace OpenMMNarumi {
  * which OpenMM sums into the first device's as 64-bit integers.  Narumi and FixedPoint64 sums are exact on the
  * 2^-25 (2^-32) grid whatever the partition, so forces and energy are bit-identical to one device's; the
  * floating-point methods A to E are not (order-dependent by design).  The shares follow the measured GPU time of
- * each device's pair stages (Common::rebalancedShares, NarumiCommon/ShareBalance.h).
+ * each device's pair stages (Common::ShareBalancer, NarumiCommon/ShareBalance.h).
  */
 class CudaParallelCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:
@@ -38,8 +39,7 @@ private:
 
     OpenMM::CudaPlatform::PlatformData& platformData;
     std::vector<OpenMM::Kernel> kernels;
-    std::vector<double> shares;
-    std::vector<long long> measurementsUsed;
+    Common::ShareBalancer balancer;
 };
 
 } // namespace OpenMMNarumi

@@ -3,6 +3,7 @@
 
 #include "NarumiCommon/CudaEvent.h"
 #include "NarumiCommon/DeviceBuffer.h"
+#include "NarumiCommon/ShareBalance.h"
 #include "RDFSamplerKernels.h"
 #include "RdfCudaHistogram.h"
 #include "RdfEngine.h"
@@ -41,17 +42,19 @@ public:
      * source (the first device, whose stream has recorded positionsReady at the frame) or, with source null, from
      * this device's own.  Counts no frame: the parallel kernel keeps the frames' bookkeeping.
      */
-    void sampleShare(const OpenMMNarumi::Rdf::WorkShare& share, OpenMM::CudaContext* source, CUevent positionsReady);
+    void sampleShare(const OpenMMNarumi::Rdf::WorkShare& share, const OpenMMNarumi::Rdf::BoxDouble& box,
+                     const OpenMMNarumi::Rdf::CellGrid& grid, OpenMM::CudaContext* source, CUevent positionsReady);
     /** This device's raw counts (CudaPairHistogram::download), summed over the devices before orderedPairCounts. */
     std::vector<uint64_t> rawCounts();
-    /** GPU time (ms) of this device's latest finished share, or 0 where none has finished yet. */
-    double lastShareMilliseconds();
+    /** GPU time (ms) of this device's latest share, its size and number, once it has finished (else serial -1). */
+    OpenMMNarumi::Common::ShareTiming lastShareTiming();
 
 private:
     /** The frame's box and cell grid from the CudaContext's box vectors (none without periodicity). */
     void frameGeometry(OpenMMNarumi::Rdf::BoxDouble& box, OpenMMNarumi::Rdf::CellGrid& grid) const;
     /** Queues this device's share of a frame on its stream. */
-    void countShare(const OpenMMNarumi::Rdf::WorkShare& share, OpenMM::CudaContext& positionsOf, const void* posq,
+    void countShare(const OpenMMNarumi::Rdf::WorkShare& share, const OpenMMNarumi::Rdf::BoxDouble& box,
+                    const OpenMMNarumi::Rdf::CellGrid& grid, OpenMM::CudaContext& positionsOf, const void* posq,
                     const void* correction, const int* atomIndex);
     /** Notes a frame in the result's bookkeeping. */
     void noteFrame(const OpenMMNarumi::Rdf::BoxDouble& box);
@@ -65,7 +68,8 @@ private:
     // A device other than the first: its copy of the first device's positions, and its share's timing.
     OpenMMNarumi::Common::DeviceBuffer<unsigned char> posqCopy, correctionCopy, atomIndexCopy;
     std::unique_ptr<OpenMMNarumi::Common::CudaEvent> shareStarted, shareFinished;
-    bool shareTimed = false;
+    long long sharesQueued = 0;   // the number of the latest share is sharesQueued - 1
+    double shareSize = 0;
 
     friend class CudaParallelCalcRDFSamplerKernel;
 };
@@ -73,7 +77,7 @@ private:
 /**
  * RDFSampler on a CUDA Context of several devices: one CudaCalcRDFSamplerKernel per device, each counting a share of
  * every frame (the selection-1 rows of the all-pairs tiles or of the cell list), the shares following the devices'
- * measured times (Common::rebalancedShares); the counts are 64-bit integers, summed exactly when read.
+ * measured times (Common::ShareBalancer); the counts are 64-bit integers, summed exactly when read.
  */
 class CudaParallelCalcRDFSamplerKernel : public CalcRDFSamplerKernel {
 public:
@@ -87,7 +91,7 @@ public:
 private:
     OpenMM::CudaPlatform::PlatformData& platformData;
     std::vector<std::unique_ptr<CudaCalcRDFSamplerKernel> > devices;
-    std::vector<double> shares;
+    OpenMMNarumi::Common::ShareBalancer balancer;
     CUevent positionsReady = nullptr;   // on the first device's stream, at each frame
 };
 

@@ -1,8 +1,6 @@
 #include "CudaParallelNarumiKernels.h"
 #include "NarumiCommon/ShareBalance.h"
 #include "openmm/OpenMMException.h"
-#include <algorithm>
-#include <numeric>
 
 using namespace OpenMMNarumi;
 using namespace OpenMM;
@@ -26,15 +24,13 @@ private:
 
 CudaParallelCalcNarumiNonbondedForceKernel::CudaParallelCalcNarumiNonbondedForceKernel(string name, const Platform& platform,
                                                                                        CudaPlatform::PlatformData& platformData)
-    : CalcNarumiNonbondedForceKernel(name, platform), platformData(platformData) {
+    : CalcNarumiNonbondedForceKernel(name, platform), platformData(platformData), balancer((int) platformData.contexts.size()) {
     int numDevices = (int) platformData.contexts.size();
     for (int i = 0; i < numDevices; i++) {
         auto* kernel = new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[i]);
         kernel->setPartOfParallel();
         kernels.emplace_back(kernel);
     }
-    shares = Common::equalShares(numDevices);
-    measurementsUsed.assign(numDevices, 0);
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
@@ -45,23 +41,18 @@ void CudaParallelCalcNarumiNonbondedForceKernel::initialize(const System& system
 
 void CudaParallelCalcNarumiNonbondedForceKernel::applyShares() {
     for (int i = 0; i < (int) kernels.size(); i++) {
-        auto [begin, end] = Common::shareBounds(shares, i);
+        auto [begin, end] = balancer.bounds(i);
         device(i).setShare(begin, end);
     }
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::rebalance() {
-    int numDevices = (int) kernels.size();
-    for (int i = 0; i < numDevices; i++)
-        if (device(i).shareMeasurements() <= measurementsUsed[i] || !(device(i).lastShareMilliseconds() > 0))
-            return;
-    vector<double> milliseconds(numDevices);
-    for (int i = 0; i < numDevices; i++) {
-        milliseconds[i] = device(i).lastShareMilliseconds();
-        measurementsUsed[i] = device(i).shareMeasurements();
-    }
-    shares = Common::rebalancedShares(shares, milliseconds);
-    applyShares();
+    // Each device's latest timing is of the last evaluation, which ran with the shares as they are.
+    vector<Common::ShareTiming> timings(kernels.size());
+    for (int i = 0; i < (int) kernels.size(); i++)
+        timings[i] = {device(i).lastShareMilliseconds(), balancer.shares()[i], device(i).shareMeasurements() - 1};
+    if (balancer.update(timings))
+        applyShares();
 }
 
 double CudaParallelCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool includeForces, bool includeEnergy) {

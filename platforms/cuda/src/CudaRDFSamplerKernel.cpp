@@ -68,11 +68,9 @@ void CudaCalcRDFSamplerKernel::frameGeometry(OpenMMNarumi::Rdf::BoxDouble& box, 
     grid = OpenMMNarumi::Rdf::periodicCellGrid(box, problem.settings.rMax, problem.numSelected());
 }
 
-void CudaCalcRDFSamplerKernel::countShare(const OpenMMNarumi::Rdf::WorkShare& share, CudaContext& positionsOf, const void* posq,
+void CudaCalcRDFSamplerKernel::countShare(const OpenMMNarumi::Rdf::WorkShare& share, const OpenMMNarumi::Rdf::BoxDouble& box,
+                                          const OpenMMNarumi::Rdf::CellGrid& grid, CudaContext& positionsOf, const void* posq,
                                           const void* correction, const int* atomIndex) {
-    OpenMMNarumi::Rdf::BoxDouble box;
-    OpenMMNarumi::Rdf::CellGrid grid;
-    frameGeometry(box, grid);
     OpenMMNarumi::Rdf::PosqPositions positions;
     positions.posq = posq;
     positions.doublePrecision = positionsOf.getUseDoublePrecision();
@@ -85,7 +83,8 @@ void CudaCalcRDFSamplerKernel::countShare(const OpenMMNarumi::Rdf::WorkShare& sh
     shareStarted->record(stream);
     histogram->accumulate(devicePositions, box, grid, OpenMMNarumi::Rdf::chooseAlgorithm(grid, problem.numPairs), stream, share);
     shareFinished->record(stream);
-    shareTimed = true;
+    sharesQueued++;
+    shareSize = share.end - share.begin;
 }
 
 void CudaCalcRDFSamplerKernel::noteFrame(const OpenMMNarumi::Rdf::BoxDouble& box) {
@@ -102,18 +101,19 @@ void CudaCalcRDFSamplerKernel::sample(ContextImpl& context) {
     asSamplerError([&] {
         OpenMMNarumi::Rdf::CellGrid grid;
         frameGeometry(box, grid);
-        countShare(OpenMMNarumi::Rdf::WorkShare(), cu, (const void*) cu.getPosq().getDevicePointer(),
+        countShare(OpenMMNarumi::Rdf::WorkShare(), box, grid, cu, (const void*) cu.getPosq().getDevicePointer(),
                    cu.getUseMixedPrecision() ? (const void*) cu.getPosqCorrection().getDevicePointer() : nullptr,
                    (const int*) cu.getAtomIndexArray().getDevicePointer());
     });
     noteFrame(box);
 }
 
-void CudaCalcRDFSamplerKernel::sampleShare(const OpenMMNarumi::Rdf::WorkShare& share, CudaContext* source, CUevent positionsReady) {
+void CudaCalcRDFSamplerKernel::sampleShare(const OpenMMNarumi::Rdf::WorkShare& share, const OpenMMNarumi::Rdf::BoxDouble& box,
+                                           const OpenMMNarumi::Rdf::CellGrid& grid, CudaContext* source, CUevent positionsReady) {
     ContextSelector selector(cu);
     asSamplerError([&] {
         if (source == nullptr) {
-            countShare(share, cu, (const void*) cu.getPosq().getDevicePointer(),
+            countShare(share, box, grid, cu, (const void*) cu.getPosq().getDevicePointer(),
                        cu.getUseMixedPrecision() ? (const void*) cu.getPosqCorrection().getDevicePointer() : nullptr,
                        (const int*) cu.getAtomIndexArray().getDevicePointer());
             return;
@@ -135,7 +135,7 @@ void CudaCalcRDFSamplerKernel::sampleShare(const OpenMMNarumi::Rdf::WorkShare& s
             checkDriver(cuMemcpyPeerAsync((CUdeviceptr) correction, cu.getContext(), source->getPosqCorrection().getDevicePointer(),
                                           source->getContext(), bytes, stream), "copying the position corrections between devices");
         }
-        countShare(share, *source, posqCopy.data(), correction, (const int*) atomIndexCopy.data());
+        countShare(share, box, grid, *source, posqCopy.data(), correction, (const int*) atomIndexCopy.data());
     });
 }
 
@@ -146,14 +146,14 @@ vector<uint64_t> CudaCalcRDFSamplerKernel::rawCounts() {
     return counts;
 }
 
-double CudaCalcRDFSamplerKernel::lastShareMilliseconds() {
+Common::ShareTiming CudaCalcRDFSamplerKernel::lastShareTiming() {
     ContextSelector selector(cu);
-    double milliseconds = 0;
+    Common::ShareTiming timing;
     asSamplerError([&] {
-        if (shareTimed && shareFinished->reached("RDF sampler share"))
-            milliseconds = shareFinished->millisecondsSince(*shareStarted);
+        if (sharesQueued > 0 && shareFinished->reached("RDF sampler share"))
+            timing = {shareFinished->millisecondsSince(*shareStarted), shareSize, sharesQueued - 1};
     });
-    return milliseconds;
+    return timing;
 }
 
 void CudaCalcRDFSamplerKernel::getResult(ContextImpl& context, RDFSamplerResult& result) {
@@ -174,10 +174,9 @@ void CudaCalcRDFSamplerKernel::reset(ContextImpl& context) {
 }
 
 CudaParallelCalcRDFSamplerKernel::CudaParallelCalcRDFSamplerKernel(string name, const Platform& platform, CudaPlatform::PlatformData& platformData)
-    : CalcRDFSamplerKernel(name, platform), platformData(platformData) {
+    : CalcRDFSamplerKernel(name, platform), platformData(platformData), balancer((int) platformData.contexts.size()) {
     for (CudaContext* context : platformData.contexts)
         devices.push_back(make_unique<CudaCalcRDFSamplerKernel>(name, platform, *context));
-    shares = Common::equalShares((int) devices.size());
 }
 
 CudaParallelCalcRDFSamplerKernel::~CudaParallelCalcRDFSamplerKernel() {
@@ -195,23 +194,23 @@ void CudaParallelCalcRDFSamplerKernel::initialize(const System& system, const RD
 }
 
 void CudaParallelCalcRDFSamplerKernel::sample(ContextImpl& context) {
-    // The shares move toward the last frame's measured times (each device's, once it has finished one).
-    vector<double> milliseconds(devices.size());
+    // The shares follow the devices' newest finished shares; the frame's box and grid are the first device's.
+    vector<Common::ShareTiming> timings(devices.size());
     for (size_t k = 0; k < devices.size(); k++)
-        milliseconds[k] = devices[k]->lastShareMilliseconds();
-    shares = Common::rebalancedShares(shares, milliseconds);
+        timings[k] = devices[k]->lastShareTiming();
+    balancer.update(timings);
+    OpenMMNarumi::Rdf::BoxDouble box;
+    OpenMMNarumi::Rdf::CellGrid grid;
+    asSamplerError([&] { devices[0]->frameGeometry(box, grid); });
     CudaContext& first = *platformData.contexts[0];
     {
         ContextSelector selector(first);
         checkDriver(cuEventRecord(positionsReady, first.getCurrentStream()), "recording an event");
     }
     for (size_t k = 0; k < devices.size(); k++) {
-        auto [begin, end] = Common::shareBounds(shares, (int) k);
-        devices[k]->sampleShare(OpenMMNarumi::Rdf::WorkShare{begin, end}, k == 0 ? nullptr : &first, positionsReady);
+        auto [begin, end] = balancer.bounds((int) k);
+        devices[k]->sampleShare(OpenMMNarumi::Rdf::WorkShare{begin, end}, box, grid, k == 0 ? nullptr : &first, positionsReady);
     }
-    OpenMMNarumi::Rdf::BoxDouble box;
-    OpenMMNarumi::Rdf::CellGrid grid;
-    asSamplerError([&] { devices[0]->frameGeometry(box, grid); });
     for (auto& device : devices)
         device->noteFrame(box);
 }
