@@ -117,6 +117,10 @@ void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, co
  */
 void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
                              const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values);
+/** The same on a plan made before (msmPeriodicPlan), which depends on the cell alone: a trajectory in one box
+ *  needs it once. */
+void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const MsmPeriodicPlan& plan, int order, int threads, double* values);
 
 } // namespace OpenMMNarumi::PotentialMap
 

@@ -130,8 +130,15 @@ private:
             const int order = options.msmOrder;
             sphereSum(positions, box, msmCutoff, order == Msm::MSM_QUINTIC ? addMsmQuinticShortRangeSegment : addMsmCubicShortRangeSegment,
                       values);
-            if (box != nullptr)
-                addMsmLongRangePeriodic(lattice, positions, charges, *box, spacing, msmCutoff, order, threads, values);
+            if (box != nullptr) {
+                // The plan (its kernels, the top level's Ewald sums) depends on the cell alone: made once per box.
+                if (!havePlan || box->a != planBox.a || box->b != planBox.b || box->c != planBox.c) {
+                    plan = msmPeriodicPlan(*box, spacing, msmCutoff, order, threads);
+                    planBox = *box;
+                    havePlan = true;
+                }
+                addMsmLongRangePeriodic(lattice, positions, charges, plan, order, threads, values);
+            }
             else
                 addMsmLongRange(lattice, positions, charges, spacing, msmCutoff, order, threads, values);
         }
@@ -218,6 +225,9 @@ private:
     Options options;
     int threads;
     std::vector<double> sum;
+    MsmPeriodicPlan plan;   // method msm in a periodic cell: the plan of planBox
+    PeriodicBox planBox;
+    bool havePlan = false;
     Timings timings;
 };
 

@@ -46,10 +46,6 @@ struct Cell {
         for (int d = 0; d < 3; d++)
             widths[d] = 1.0 / std::sqrt(inverse[0][d] * inverse[0][d] + inverse[1][d] * inverse[1][d] + inverse[2][d] * inverse[2][d]);
     }
-    void fractional(const double p[3], double f[3]) const {
-        for (int d = 0; d < 3; d++)
-            f[d] = p[0] * inverse[0][d] + p[1] * inverse[1][d] + p[2] * inverse[2][d];
-    }
     void cartesian(const double f[3], double p[3]) const {
         for (int d = 0; d < 3; d++)
             p[d] = f[0] * rows[0][d] + f[1] * rows[1][d] + f[2] * rows[2][d];
@@ -292,8 +288,15 @@ MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double c
 
 void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
                              const PeriodicBox& box, double spacing, double cutoff, int order, int threads, double* values) {
-    Cell cell(box);
-    const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, threads);
+    addMsmLongRangePeriodic(map, positions, charges, msmPeriodicPlan(box, spacing, cutoff, order, threads), order, threads, values);
+}
+
+void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const std::vector<double>& charges,
+                             const MsmPeriodicPlan& plan, int order, int threads, double* values) {
+    auto fractional = [&plan](const double p[3], double f[3]) {
+        for (int d = 0; d < 3; d++)
+            f[d] = p[0] * plan.inverse[0][d] + p[1] * plan.inverse[1][d] + p[2] * plan.inverse[2][d];
+    };
     const int levels = (int) plan.dims.size();
     std::vector<PeriodicGrid> q(1);
     q[0].dims = plan.dims[0];
@@ -302,7 +305,7 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
         if (charges[atom] == 0)
             continue;
         double f[3];
-        cell.fractional(positions + 3 * atom, f);
+        fractional(positions + 3 * atom, f);
         PeriodicStencil s(q[0], f, order);
         for (int c = 0; c < s.width; c++)
             for (int b = 0; b < s.width; b++)
@@ -320,7 +323,7 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
     const PeriodicGrid& finest = e[0];
     forEachMapPoint(map, threads, [&](const double p[3], size_t index) {
         double f[3];
-        cell.fractional(p, f);
+        fractional(p, f);
         PeriodicStencil s(finest, f, order);
         double sum = 0;
         for (int c = 0; c < s.width; c++)

@@ -235,3 +235,25 @@ TEST(PotentialMapMsm, BadSettingsAreNamed) {
         EXPECT_NE(std::string(error.what()).find("1.2"), std::string::npos) << error.what();
     }
 }
+
+/**
+ * The CPU backend keeps a periodic cell's plan between frames: frames in one box, then in another, each give the map
+ * that a new backend computes for that frame alone (a stale plan would give the first box's kernels).
+ */
+TEST(PotentialMapMsm, FramesInOneBoxAndThenAnotherGiveTheMapsOfNewBackends) {
+    Options options;
+    options.method = Method::Msm;
+    options.backend = Backend::Cpu;
+    options.cpuThreads = 2;
+    Lattice lattice = makeLattice({0.1, 0.2, 0.1}, {0.2, 0.2, 0.2}, {12, 11, 13});
+    PeriodicBox first{{3.0, 0, 0}, {0, 3.1, 0}, {0, 0, 2.9}}, second{{3.2, 0, 0}, {0.9, 3.0, 0}, {-1.0, 1.1, 2.8}};
+    System system = randomSystem(600, 0.0, 2.8, 41);
+    std::unique_ptr<MapBackend> kept = createCpuBackend(lattice, system.charges, options);
+    for (const PeriodicBox* box : {&first, &first, &second}) {
+        System frame = randomSystem(600, 0.0, 2.8, box == &second ? 43 : 42);
+        std::vector<float> fromKept(lattice.numPoints()), fromNew(lattice.numPoints());
+        kept->compute(frame.positions.data(), box, fromKept.data());
+        createCpuBackend(lattice, system.charges, options)->compute(frame.positions.data(), box, fromNew.data());
+        EXPECT_EQ(fromKept, fromNew) << (box == &second ? "the second box" : "the first box");
+    }
+}
