@@ -2,14 +2,17 @@
 
 Cases:
   dhfr    DHFR alone (5dfr_minimized.pdb, amber14 charges, hydrogens added), map over the protein + 0.5 nm at 0.1 nm
+  water   the potential-map benchmark's water box (benchmarks/potentialmap_speed.py: TIP3P over a 10 nm cube, 99,444
+          atoms, 200^3 points at 0.05 nm), open boundaries
   large   the solvated DHFR cube (5dfr_solv-cube_equil.pdb, amber14 + TIP3P charges) repeated n x n x m times to at
-          least --large-atoms atoms, as one open (non-periodic) cluster; map of 16^3 points spanning it (the direct
-          sum there is the oracle, and its cost per point is what MSM saves)
-The direct sum runs on --direct-backend (cuda where there is a GPU, else cpu); MSM on its CPU backend.  Error:
-relative RMS difference from the direct sum.  Data from --data-dir (default ../shared/data); cases whose file is
-missing are skipped.
+          least --large-atoms atoms, as one open (non-periodic) cluster; map spanning it at --large-spacing nm (0: 16
+          points per edge, the default without a GPU, where the direct sum is slow)
+The direct sum (the oracle; on the GPU in float with compensated sums, ~1e-6 relative) runs on --direct-backend, MSM
+on --msm-backend (both cuda where there is a GPU, else cpu).  Each time is one call after a warm-up call (on the
+GPU) on the same engine, the whole call: upload, every stage, download.  Error: relative RMS difference from the
+direct sum.  Data from --data-dir (default ../shared/data); cases whose file is missing are skipped.
 
-    python3 benchmarks/msm_speed.py [--cases dhfr large] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
+    python3 benchmarks/msm_speed.py [--cases dhfr water large] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
 """
 import argparse
 import json
@@ -41,6 +44,8 @@ def structureCharges(path, forcefieldFiles, addHydrogens):
 
 def timedMap(lattice, positions, charges, method, backend, msmAccuracy=1e-3, msmOrder=5):
     engine = createEngine(lattice, charges, method, 1.2, "compensated", backend, msmAccuracy=msmAccuracy, msmOrder=msmOrder)
+    if engine.backend == "cuda":
+        engine.compute(positions, None)  # the warm-up: module load, allocations
     start = time.perf_counter()
     values = engine.compute(positions, None).astype(np.float64)
     return values, time.perf_counter() - start, engine.backend
@@ -54,7 +59,7 @@ def runCase(name, positions, charges, lattice, args, rows):
                      seconds=directSeconds, error=0.0))
     for order in args.orders:
         for accuracy in args.accuracies:
-            values, seconds, backend = timedMap(lattice, positions, charges, "msm", "cpu", accuracy, order)
+            values, seconds, backend = timedMap(lattice, positions, charges, "msm", args.msm_backend, accuracy, order)
             error = float(np.sqrt(np.mean((values - reference) ** 2) / np.mean(reference ** 2)))
             print(f"  msm order {order} ({backend}), accuracy {accuracy:g}: {seconds:.3f} s, relative RMS error {error:.2e}",
                   flush=True)
@@ -65,13 +70,16 @@ def runCase(name, positions, charges, lattice, args, rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
-    parser.add_argument("--cases", nargs="+", choices=["dhfr", "large"], default=["dhfr", "large"])
+    parser.add_argument("--cases", nargs="+", choices=["dhfr", "water", "large"], default=["dhfr", "water", "large"])
     parser.add_argument("--accuracies", type=float, nargs="+", default=[1e-3, 1e-4])
     parser.add_argument("--orders", type=int, nargs="+", choices=[3, 5], default=[5, 3],
                         help="MSM interpolation orders (5 quintic, 3 cubic)")
     parser.add_argument("--large-atoms", type=int, default=1_000_000)
-    parser.add_argument("--direct-backend", choices=["cuda", "cpu"],
-                        default="cuda" if _potentialmap.cudaAvailable() else "cpu")
+    gpu = _potentialmap.cudaAvailable()
+    parser.add_argument("--direct-backend", choices=["cuda", "cpu"], default="cuda" if gpu else "cpu")
+    parser.add_argument("--msm-backend", choices=["cuda", "cpu"], default="cuda" if gpu else "cpu")
+    parser.add_argument("--large-spacing", type=float, default=0.1 if gpu else 0.0,
+                        help="map spacing of the large case in nm (0: 16 points per edge)")
     parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args()
     rows = []
@@ -81,6 +89,10 @@ def main():
         lo = positions.min(0) - 0.5
         dims = np.floor((positions.max(0) + 0.5 - lo) / 0.1).astype(int) + 1
         runCase("DHFR", positions, charges, (lo, [0.1] * 3, dims), args, rows)
+    if "water" in args.cases:
+        from potentialmap_speed import water_box
+        positions, charges = water_box()
+        runCase("water 10 nm", positions, charges, ([0.0] * 3, [0.05] * 3, [200] * 3), args, rows)
     solvated = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
     if "large" in args.cases and os.path.exists(solvated):
         positions, charges, edges = structureCharges(solvated, ["amber14-all.xml", "amber14/tip3p.xml"], False)
@@ -91,8 +103,12 @@ def main():
         tiled = (positions[None, :, :] + shifts[:, None, :]).reshape(-1, 3)
         tiledCharges = np.tile(charges, len(shifts))
         lo, hi = tiled.min(0), tiled.max(0)
-        runCase(f"solvated DHFR x {len(shifts)} ({shape[0]}x{shape[1]}x{shape[2]})", tiled, tiledCharges,
-                (lo, (hi - lo) / 15, [16, 16, 16]), args, rows)
+        if args.large_spacing > 0:
+            dims = np.floor((hi - lo) / args.large_spacing).astype(int) + 1
+            lattice = (lo, [args.large_spacing] * 3, dims)
+        else:
+            lattice = (lo, (hi - lo) / 15, [16, 16, 16])
+        runCase(f"solvated DHFR x {len(shifts)} ({shape[0]}x{shape[1]}x{shape[2]})", tiled, tiledCharges, lattice, args, rows)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(dict(machine=platform.node(), cpus=os.cpu_count(), rows=rows), out, indent=1)

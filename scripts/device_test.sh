@@ -13,6 +13,8 @@
 #   rdf           benchmarks/rdf_speed.py
 #   potentialmap  benchmarks/potentialmap_speed.py (+ compute-sanitizer on the CUDA suite)
 #   hcp           benchmarks/hcp_surface_potential.py
+#   msm           benchmarks/msm_speed.py (multilevel summation against the direct sum; $MSM_ARGS: its options, e.g.
+#                 "--cases large --orders 5 --accuracies 1e-3"), then compute-sanitizer on the CUDA MSM tests
 #   mdanalysis    benchmarks/mdanalysis_rdf_speed.py (openmmnarumi.mdanalysis.InterRDF vs MDAnalysis' InterRDF on a
 #                 trajectory of the 100k-atom water box; $MDANALYSIS_BENCH_ARGS: its options, e.g. "--frames 500")
 #   profile       benchmarks/profile_nonbonded.py (per-stage times next to whole steps; DHFR, ~100k and ~400k atoms)
@@ -181,6 +183,13 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== compute-sanitizer memcheck (potential maps)"
         timeout 100 compute-sanitizer --tool memcheck --error-exitcode 1 build/wheel/analysis/potentialmap/TestPotentialMapCuda \
             --gtest_filter='*DirectMatches*:*NonPeriodic*:*Dense*:*Triclinic*' --gtest_brief=1 || status=1
+    fi
+    if wants msm; then
+        echo "== benchmark: multilevel summation against the direct sum"
+        timeout 400 python3 benchmarks/msm_speed.py --data-dir "$data_dir" ${MSM_ARGS:-} --json "$out/msm_benchmark.json" || status=1
+        echo "== compute-sanitizer memcheck (multilevel summation)"
+        timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build/wheel/analysis/potentialmap/TestPotentialMapCuda \
+            --gtest_filter='PotentialMapMsmCuda.*' --gtest_brief=1 || status=1
     fi
     if wants hcp; then
         echo "== benchmark: HCP surface potential"

@@ -141,6 +141,9 @@ class Accumulation:
 def checkAppendedSettings(appended, signature, path):
     """ValueError naming the first setting of signature (name -> array) that differs from the state file's."""
     for key, value in signature.items():
+        if key not in appended:
+            raise ValueError(f"append=True: {path!r} holds no {key} (written by an earlier version or another "
+                             "method); use another file or append=False")
         earlier = appended[key]
         if earlier.shape != value.shape or not np.array_equal(earlier, value):
             raise ValueError(f"append=True: {path!r} was written with other settings ({key} differs); use another "

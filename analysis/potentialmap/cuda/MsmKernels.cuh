@@ -161,13 +161,15 @@ __global__ void msmLatticeSumKernel(MsmDeviceLattice q, MsmDeviceLattice e, cons
     for (size_t n = blockIdx.x * (size_t) blockDim.x + threadIdx.x; n < count; n += (size_t) gridDim.x * blockDim.x) {
         int i, j, k;
         e.point(n, i, j, k);
+        // Absolute source indices, each clamped to the lattice: the stencil's part inside it.
+        const int iLow = max(i - rx, 0), iHigh = min(i + rx, q.dims[0] - 1);
         double sum = 0;
-        for (int dz = max(-rz, -k); dz <= min(rz, q.dims[2] - 1 - k); dz++)
-            for (int dy = max(-ry, -j); dy <= min(ry, q.dims[1] - 1 - j); dy++) {
-                const double* w = weights + (size_t) wx * ((size_t) (dy + ry) + wy * (dz + rz)) + rx;
-                const double* source = q.values + q.index(i, j + dy, k + dz);
-                for (int dx = max(-rx, -i); dx <= min(rx, q.dims[0] - 1 - i); dx++)
-                    sum += w[dx] * source[dx];
+        for (int kk = max(k - rz, 0); kk <= min(k + rz, q.dims[2] - 1); kk++)
+            for (int jj = max(j - ry, 0); jj <= min(j + ry, q.dims[1] - 1); jj++) {
+                const double* weightRow = weights + (size_t) wx * ((size_t) (jj - j + ry) + (size_t) wy * (kk - k + rz)) + (rx - i);
+                const double* sourceRow = q.values + q.index(0, jj, kk);
+                for (int ii = iLow; ii <= iHigh; ii++)
+                    sum += weightRow[ii] * sourceRow[ii];
             }
         e.values[n] = sum;
     }

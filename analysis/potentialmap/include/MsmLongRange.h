@@ -58,7 +58,7 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
  * addMsmLongRange on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only): the same levels and weights,
  * each stage a kernel in double precision; values (host memory) are added to as by the CPU function.  Lattices that
  * do not fit into the device's free memory are refused with their size (std::invalid_argument) before any work.
- * Not yet wired to method msm of the CUDA backend: the engine's msm maps still run on the CPU.
+ * The CUDA backend's method msm runs the same stages on the atoms it has uploaded (addMsmLongRangeOnDevice).
  */
 void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
                          double cutoff, int order, int cudaDevice, double* values);
@@ -104,8 +104,8 @@ void checkMsmDeviceMemory(const MsmPeriodicPlan& plan, double spacing, size_t ma
 #endif
 
 /**
- * addMsmLongRangePeriodic on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only), on the same plan;
- * like addMsmLongRangeCuda, compiled but not yet run on a GPU, and not wired to method msm.
+ * addMsmLongRangePeriodic on the GPU cudaDevice (cuda/MsmLongRangeCuda.cu, CUDA builds only), on the same plan,
+ * as addMsmLongRangeCuda is to addMsmLongRange.
  */
 void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
                                  const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values);

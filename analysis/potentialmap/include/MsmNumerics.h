@@ -102,25 +102,24 @@ inline std::array<double, 11> transferWeights(int order) {
 
 /**
  * Spacing h and cutoff a (nm) for a relative RMS error target, per scheme and boundary, each below the target by a
- * margin in the errors measured by the CPU engine (docs/potentialmap.md): open boundaries against the direct sum
- * (DHFR in vacuum; charged clouds of dipoles), periodic cells against the Ewald sum (a 3 nm TIP3P cube; random
- * charges with a net charge in a triclinic cell), where dense water needs finer lattices and h is rounded down to
- * fit whole powers of two of points into each cell vector.  Rows: {target, h, a}, coarsest first; a target finer
- * than the last row has no preset (finestPresetAccuracy).  The quintic scheme reaches each target with coarser
- * lattices: at 1e-4 it is 4 to 60 times faster than the cubic one.
+ * margin in the errors measured (docs/potentialmap.md, studies/msm/msm_engine_presets.py): open boundaries against
+ * the direct sum (DHFR in vacuum; a charged cloud of dipoles; 99k atoms of TIP3P water as one open cluster, the
+ * hardest), periodic cells against the Ewald sum (a 3 nm TIP3P cube; random charges with a net charge in a triclinic
+ * cell); h is rounded down in a cell to fit whole powers of two of points into each cell vector.  Rows: {target, h,
+ * a}, coarsest first; a target finer than the last row has no preset (finestPresetAccuracy).  The quintic scheme
+ * reaches each target with coarser lattices: at 1e-4 it is many times faster than the cubic one.
  */
 struct MsmPreset {
     double accuracy, spacing, cutoff;
 };
-// Measured (studies/msm/msm_engine_presets.py):      open (DHFR, dipoles)    periodic (water, triclinic)
-constexpr MsmPreset CUBIC_OPEN[] = {{1e-3, 0.2, 1.2},     // 5.6e-4, 6.4e-4
-                                    {1e-4, 0.125, 1.6},   // 4.3e-5, 6.3e-5
-                                    {5e-5, 0.1, 1.6}};    // 2.0e-5, 2.5e-5
+// Measured on the GPU (2026-11-26):           open (DHFR, dipoles, water)        periodic (water, triclinic)
+constexpr MsmPreset CUBIC_OPEN[] = {{1e-3, 0.15, 1.2},    // 2.3e-4, 2.8e-4, 7.0e-4
+                                    {5e-5, 0.075, 1.6}};  // 9.3e-6, 1.5e-5, 3.8e-5
 constexpr MsmPreset CUBIC_PERIODIC[] = {{1e-3, 0.15, 1.2},    // 4.1e-4, 5.0e-4
                                         {1e-4, 0.075, 1.2}};  // 6.3e-5, 5.7e-5
-constexpr MsmPreset QUINTIC_OPEN[] = {{1e-3, 0.25, 1.2},   // 2.2e-4, 3.5e-4
-                                      {1e-4, 0.2, 1.6},    // 2.4e-5, 4.2e-5
-                                      {3e-5, 0.15, 1.6}};  // 7.7e-6, 1.3e-5
+constexpr MsmPreset QUINTIC_OPEN[] = {{1e-3, 0.25, 1.2},   // 2.2e-4, 3.5e-4, 5.0e-4
+                                      {1e-4, 0.15, 1.6},   // 7.6e-6, 1.5e-5, 2.9e-5
+                                      {3e-5, 0.1, 1.6}};   // 1.4e-6, 6.4e-6, 8.6e-6
 constexpr MsmPreset QUINTIC_PERIODIC[] = {{1e-3, 0.25, 1.2},   // 4.7e-4, 4.2e-4
                                           {1e-4, 0.15, 1.2},   // 4.7e-5, 7.6e-5
                                           {3e-5, 0.1, 1.2}};   // 1.6e-5, 1.9e-5
@@ -131,7 +130,7 @@ inline const MsmPreset* presets(int order, bool periodic, int& count) {
         count = 3;
         return periodic ? QUINTIC_PERIODIC : QUINTIC_OPEN;
     }
-    count = periodic ? 2 : 3;
+    count = 2;
     return periodic ? CUBIC_PERIODIC : CUBIC_OPEN;
 }
 

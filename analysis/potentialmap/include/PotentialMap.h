@@ -8,7 +8,7 @@
  *     V(p) = ONE_4PI_EPS0 * sum_i q_i s(|p - r_i|) / |p - r_i|,   ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2)
  * with s = 1 (Method::Direct, every atom, no periodic images) or s(r) = (1 - r^2/rc^2)^2 for r < rc, else 0
  * (Method::Cutoff, every periodic image within rc: minimum image for rectangular and triclinic boxes), or the full
- * s = 1 sum approximated in linear time by multilevel summation (Method::Msm, CPU backend; its accuracy is set by
+ * s = 1 sum approximated in linear time by multilevel summation (Method::Msm, either backend; its accuracy is set by
  * msmAccuracy or by the spacing and cutoff of its lattices, MsmNumerics.h), which with a periodic box is the Ewald
  * potential (with the neutralizing background of a charged cell).
  * A pair closer than COINCIDENCE_RADIUS is left out of the sum, so a lattice point on an atom gets the potential

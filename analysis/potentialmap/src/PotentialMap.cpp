@@ -160,8 +160,6 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
         msmParameters(options_, false, spacing, cutoff);
         if (cutoff < 2 * spacing)
             fail("msmCutoff " + str(cutoff) + " nm must be at least twice msmSpacing " + str(spacing) + " nm");
-        if (options_.backend == Backend::Cuda)
-            fail("method msm runs on the CPU backend only so far; use backend 'cpu' or 'auto'");
     }
     if (options_.cpuThreads < 0)
         fail("cpuThreads must be >= 0, got " + std::to_string(options_.cpuThreads));
@@ -170,7 +168,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
     Common::resolveCudaDevices(options_.cudaDevice, options_.cudaDevices);
     // CPU when asked for (or Auto without a CUDA device), otherwise CUDA, or common/'s "no CUDA" error.
     const bool cudaPresent = cudaAvailable();
-    if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && (!cudaPresent || options_.method == Method::Msm)))
+    if (options_.backend == Backend::Cpu || (options_.backend == Backend::Auto && !cudaPresent))
         backend_ = createCpuBackend(lattice_, charges_, options_);
     else if constexpr (Common::builtWithCuda) {
         if (!cudaPresent)

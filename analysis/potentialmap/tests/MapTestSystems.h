@@ -133,6 +133,30 @@ inline std::vector<float> computeMap(const Lattice& lattice, const System& syste
     return map;
 }
 
+/** Relative RMS difference of a map from a double-precision reference. */
+inline double relativeRms(const std::vector<float>& map, const std::vector<double>& reference) {
+    double error = 0, norm = 0;
+    for (size_t k = 0; k < map.size(); k++) {
+        error += (map[k] - reference[k]) * (map[k] - reference[k]);
+        norm += reference[k] * reference[k];
+    }
+    return std::sqrt(error / norm);
+}
+
+/** A neutral cloud of dipolar "molecules" (charge pairs 0.1 nm apart), the electrostatics of a solute. */
+inline System dipoleCloud(int numPairs, double edge, unsigned seed) {
+    System system = randomSystem(2 * numPairs, 0.0, edge, seed);
+    for (int p = 0; p < numPairs; p++) {
+        for (int d = 0; d < 3; d++)
+            system.positions[3 * (2 * p + 1) + d] = system.positions[3 * (2 * p) + d] + (d == 0 ? 0.1 : 0.0);
+        double q = std::fabs(system.charges[2 * p]) + 0.1;
+        system.charges[2 * p] = q;
+        system.charges[2 * p + 1] = -q;
+    }
+    system.charges[0] += 2.0;   // and a net charge, whose long range the method must carry
+    return system;
+}
+
 inline PeriodicBox triclinicBox() {
     PeriodicBox box;  // a reduced rhombic-dodecahedron-like cell
     box.a = {3.0, 0.0, 0.0};

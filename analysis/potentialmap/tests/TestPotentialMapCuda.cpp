@@ -6,6 +6,7 @@
 
 #include "CudaBackend.h"
 #include "MsmLongRange.h"
+#include "MsmNumerics.h"
 #include "NarumiTestDevices.h"
 #include "PotentialMapTests.h"
 
@@ -179,8 +180,7 @@ TEST(PotentialMapMsmCuda, PeriodicLongRangeEqualsTheCpuEngines) {
 }
 
 /**
- * Method msm on the CUDA backend (created directly: the engine still sends msm maps to the CPU until this has run on
- * a GPU) against the CPU backend, open and periodic (rectangular, triclinic), both schemes: the short range in float
+ * Method msm on the CUDA backend against the CPU backend (both created directly), open and periodic (rectangular, triclinic), both schemes: the short range in float
  * by the cutoff kernels, the long range in double, so the maps agree to float rounding of the short range.
  */
 TEST(PotentialMapMsmCuda, MsmOnTheCudaBackendMatchesTheCpuBackend) {
@@ -209,6 +209,27 @@ TEST(PotentialMapMsmCuda, MsmOnTheCudaBackendMatchesTheCpuBackend) {
             }
             EXPECT_GT(largest, 10.0) << "the map is not trivial";
             EXPECT_LT(difference, 2e-5 * largest) << "order " << order << (box == nullptr ? ", open" : ", periodic");
+        }
+}
+
+/**
+ * Method msm on the GPU against the double-precision direct sum at every open-boundary preset of both schemes (1e-3,
+ * 1e-4 and the finest), on the CPU driver's charged dipole cloud: within the accuracy asked for.
+ */
+TEST(PotentialMapMsmCuda, MatchesTheDirectSumAtEveryPreset) {
+    SKIP_WITHOUT_GPU();
+    System system = dipoleCloud(1500, 6.0, 31);
+    Lattice lattice = makeLattice({-0.5, -0.4, -0.3}, {0.23, 0.21, 0.25}, {31, 32, 29});
+    std::vector<double> reference = bruteForce(lattice, system, Method::Direct, 0, nullptr);
+    for (int order : {Msm::MSM_CUBIC, Msm::MSM_QUINTIC})
+        for (double accuracy : {1e-3, 1e-4, Msm::finestPresetAccuracy(order, false)}) {
+            Options options = cudaOptions(Method::Msm, 0, Accumulation::Compensated);
+            options.msmOrder = order;
+            options.msmAccuracy = accuracy;
+            double error = relativeRms(computeMap(lattice, system, options, nullptr), reference);
+            std::printf("[ measure  ] MSM on the GPU, order %d, accuracy %g: relative RMS error %.3g\n", order, accuracy, error);
+            EXPECT_LT(error, accuracy) << "order " << order;
+            EXPECT_GT(error, 0.0);
         }
 }
 

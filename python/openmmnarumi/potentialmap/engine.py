@@ -70,6 +70,13 @@ def makeLattice(spacing, region=None, positions=None, boxVectors=None, margin=0.
     return lo, np.full(3, h), dims
 
 
+def checkMsmSettings(msmAccuracy, msmOrder):
+    """ValueError naming a bad msmAccuracy or msmOrder now (the engine's own checks on a one-atom CPU probe), not at
+    the first frame of a long run; a periodic cell's finer limits are checked with its first frame."""
+    createEngine(([0.0] * 3, [0.1] * 3, [2, 2, 2]), [0.0], "msm", 1.2, "compensated", "cpu", msmAccuracy=msmAccuracy,
+                 msmOrder=msmOrder)
+
+
 def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The compiled engine for a lattice (origin, spacing[3], dims[3]) and charges (e); cutoff in nm; msmAccuracy:
     the relative RMS error that method 'msm' aims at (its lattice spacing and cutoff follow from it); msmOrder: its
@@ -84,7 +91,7 @@ def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.
                         boxVectors=None, accumulation="compensated", backend="auto", lattice=None, cudaDevice=0,
                         msmAccuracy=1e-3, msmOrder=5):
     """One structure's map.  positions (n, 3) nm, charges (n,) e; boxVectors makes the cutoff method periodic.
-    method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation on the CPU, within
+    method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation, GPU or CPU, within
     msmAccuracy relative RMS error, msmOrder 5 (quintic) or 3 (cubic) interpolation; with boxVectors the Ewald
     potential, neutralizing background included).
 

@@ -7,7 +7,7 @@ from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, c
                           replaceAtomically, saveArrays, statePath, watchReporter)
 from .._system import chargesFromSystem, nonbondedCutoff
 from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
-from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, createEngine, makeLattice
+from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, checkMsmSettings, createEngine, makeLattice
 from .result import PotentialMap
 
 __all__ = ["PotentialMapReporter"]
@@ -33,7 +33,9 @@ class PotentialMapReporter:
 
     method 'cutoff' (default) takes its cutoff from the System's NonbondedForce or NarumiNonbondedForce (1.2 nm if
     that has none; cutoff= overrides it) and uses periodic images when the System is periodic; 'direct' sums every
-    atom as reported (molecules wrapped into the box), with no images.  region: see makeLattice (None: the periodic
+    atom as reported (molecules wrapped into the box), with no images; 'msm' is the full Coulomb potential by
+    multilevel summation (the Ewald potential, neutralizing background included, when the System is periodic) within
+    the relative RMS error msmAccuracy, with msmOrder 5 (quintic, default) or 3 (cubic) interpolation.  region: see makeLattice (None: the periodic
     box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
     the System's); the files' values in units (kT/e at temperature K by default; kJ/mol/e, kcal/mol/e, V, mV, e/A).
     cudaDevice: the GPU of the map's CUDA backend, or a list of GPUs to cut the map into slabs over (None: the
@@ -51,7 +53,8 @@ class PotentialMapReporter:
 
     def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=None, region=None, margin=0.5,
                  accumulation="compensated", backend="auto", units="kT/e", temperature=DEFAULT_TEMPERATURE, png=True,
-                 charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None):
+                 charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None,
+                 msmAccuracy=1e-3, msmOrder=5):
         if int(reportInterval) <= 0:
             raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
         if method not in METHODS:
@@ -64,6 +67,8 @@ class PotentialMapReporter:
         if cutoff is not None and not (np.isfinite(nanometers(cutoff)) and nanometers(cutoff) > 0):
             raise ValueError(f"cutoff = {nanometers(cutoff)} nm must be positive and finite")
         unitFactor(units, temperature)  # checks the units now rather than at the end of a long run
+        if method == "msm":
+            checkMsmSettings(msmAccuracy, msmOrder)
         file = checkOutputPath(file, "PotentialMapReporter file")
         pngPath = (os.path.splitext(file)[0] + ".png") if png is True else (os.fspath(png) if png else None)
         if pngPath is not None:
@@ -71,7 +76,7 @@ class PotentialMapReporter:
         self._reportInterval = int(reportInterval)
         self._options = dict(spacing=spacing, method=method, cutoff=None if cutoff is None else nanometers(cutoff),
                              region=region, margin=margin, accumulation=accumulation, backend=backend, charges=charges,
-                             cudaDevice=cudaDevice)
+                             cudaDevice=cudaDevice, msmAccuracy=msmAccuracy, msmOrder=msmOrder)
         self._accumulation = _MapAccumulation(file, pngPath, units, temperature, sliceAxis,
                                               UpdateSchedule(writeInterval, writeSeconds), append)
         self._finalizer = watchReporter(self, self._accumulation)
@@ -147,10 +152,12 @@ class _MapAccumulation(Accumulation):
         self.periodic = False
         self.method = None
         self.cutoff = None
+        self.msmSettings = None
         self.appended = loadArrays(self.statePath, "PotentialMapReporter") if append else None
         self.appendedLastStep = -1 if self.appended is None else int(self.appended["lastStep"])
 
-    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice):
+    def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice,
+              msmAccuracy, msmOrder):
         """The engine, from the System and the first frame: charges, cutoff and periodicity, the lattice."""
         import openmm.unit as unit
         positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
@@ -163,11 +170,12 @@ class _MapAccumulation(Accumulation):
         if method == "cutoff" and cutoff is None:
             cutoff = nonbondedCutoff(system) or DEFAULT_MAP_CUTOFF
         self.method, self.cutoff = method, (cutoff if method == "cutoff" else None)
+        self.msmSettings = (float(msmAccuracy), int(msmOrder)) if method == "msm" else None
         self.periodic = method in PERIODIC_METHODS and system.usesPeriodicBoundaryConditions()
         box = boxInNanometers(state.getPeriodicBoxVectors()) if self.periodic else None
         lattice = makeLattice(spacing, region, positions, box, margin)
         engine = createEngine(lattice, charges, method, cutoff if cutoff is not None else DEFAULT_MAP_CUTOFF,
-                              accumulation, backend, cudaDevice)
+                              accumulation, backend, cudaDevice, msmAccuracy, msmOrder)
         if self.appended is not None:
             checkAppendedSettings(self.appended, self._signature(engine, charges), self.statePath)
         self.engine, self.charges = engine, charges
@@ -175,7 +183,9 @@ class _MapAccumulation(Accumulation):
     def _signature(self, engine, charges):
         return {"origin": np.asarray(engine.origin, float), "spacing": np.asarray(engine.spacing, float),
                 "dims": np.asarray(engine.dims, np.int64), "charges": np.asarray(charges, float),
-                "method": np.array(self.method), "cutoff": np.array(-1.0 if self.cutoff is None else self.cutoff)}
+                "method": np.array(self.method), "cutoff": np.array(-1.0 if self.cutoff is None else self.cutoff),
+                **({} if self.msmSettings is None else {"msmAccuracy": np.array(self.msmSettings[0]),
+                                                        "msmOrder": np.array(self.msmSettings[1])})}
 
     def frames(self):
         earlier = 0 if self.appended is None else int(self.appended["frames"])
