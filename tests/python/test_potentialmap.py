@@ -345,6 +345,28 @@ def test_dx_file_reads_back_with_gridData(tmp_path):
     np.testing.assert_allclose(grid.grid, result.values / (0.0083144626 * 310), rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("extension", [".mrc", ".map"])
+def test_mrc_file_reads_back_with_gridData(tmp_path, extension):
+    # gridData's MRC reader (origin and voxel size from the header) against the values written, in Angstrom and kT/e.
+    gridData = pytest.importorskip("gridData")
+    positions, charges = random_system(50, 0, 2.0, 7)
+    result = pm.computePotentialMap(positions, charges, lattice=([0.3, -0.2, 0.1], [0.1, 0.15, 0.12], [13, 11, 7]),
+                                    cutoff=0.8, backend="cpu")
+    path = tmp_path / f"map{extension}"
+    result.write(str(path), units="kT/e", temperature=310)
+    grid = gridData.Grid(str(path), file_format="MRC")  # gridData does not know the .map extension
+    assert grid.grid.shape == (13, 11, 7)
+    np.testing.assert_allclose(grid.origin, [3.0, -2.0, 1.0], atol=1e-5)
+    np.testing.assert_allclose(grid.delta, [1.0, 1.5, 1.2], rtol=1e-6)
+    np.testing.assert_allclose(grid.grid, result.values / (0.0083144626 * 310), rtol=1e-6, atol=1e-6)
+
+
+def test_map_files_of_unknown_format_are_refused_first(tmp_path):
+    with pytest.raises(ValueError, match="extension"):
+        pm.PotentialMapReporter(str(tmp_path / "average.ccp4"), 10)
+    assert pm.main([os.path.join(tmp_path, "missing.pdb"), "--output", str(tmp_path / "out.txt")]) == 2
+
+
 def test_png_slice(tmp_path):
     positions, charges = random_system(30, 0, 1.5, 8)
     result = pm.computePotentialMap(positions, charges, spacing=0.1, backend="cpu")
@@ -435,8 +457,8 @@ def test_command_line_msm_map_is_the_direct_sums(tmp_path, data_dir):
         pytest.skip(f"{pdb} not found")
     gridData = pytest.importorskip("gridData")
     grids = {}
-    for method in ("msm", "direct"):
-        out = tmp_path / f"{method}.dx"
+    for method, extension in (("msm", ".mrc"), ("direct", ".dx")):
+        out = tmp_path / f"{method}{extension}"
         assert pm.main([pdb, "--spacing", "0.3", "--method", method, "--output", str(out), "--quiet"]) == 0
         grids[method] = gridData.Grid(str(out)).grid
     msm, direct = grids["msm"], grids["direct"]

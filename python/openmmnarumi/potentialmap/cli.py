@@ -4,6 +4,7 @@ import os
 import sys
 
 from .._units import DEFAULT_TEMPERATURE, unitFactor
+from .result import mapFormat
 from .structure import DEFAULT_FORCEFIELD, potentialMapFromStructure, potentialMapFromTrajectory
 
 from .._version import __version__
@@ -41,7 +42,8 @@ def _parseArguments(argv):
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                         help=f"temperature in K for kT/e (default {DEFAULT_TEMPERATURE:g})")
     parser.add_argument("--output", default="potential.dx",
-                        help="OpenDX file to write (coordinates in Angstrom, as VMD reads it; default potential.dx)")
+                        help="map file to write: OpenDX (.dx) or MRC (.mrc, .map); coordinates in Angstrom, as VMD "
+                             "reads them (default potential.dx)")
     parser.add_argument("--png", nargs="?", const=True, default=True,
                         help="write a PNG slice: the output's stem + .png, or the path given (default: yes)")
     parser.add_argument("--no-png", dest="png", action="store_false", help="write no PNG slice")
@@ -57,12 +59,12 @@ def main(argv=None):
     periodic = False if args.no_periodic else None
     try:
         unitFactor(args.units, args.temperature)
+        mapFormat(args.output)  # before the work, not after it
         if args.trajectory:
             result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
                                                 args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,
                                                 args.backend, progress=not args.quiet, cudaDevice=args.cuda_device,
-                                                msmAccuracy=args.msm_accuracy,
-                                               msmOrder=args.msm_order)
+                                                msmAccuracy=args.msm_accuracy, msmOrder=args.msm_order)
         else:
             result = potentialMapFromStructure(args.pdb, args.forcefield, args.spacing, args.method, args.cutoff, None,
                                                args.margin, periodic, args.accumulation, args.backend,
@@ -71,7 +73,7 @@ def main(argv=None):
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    result.writeDX(args.output, args.units, args.temperature)
+    result.write(args.output, args.units, args.temperature)
     png = os.path.splitext(args.output)[0] + ".png" if args.png is True else (None if args.png in (False, "none") else args.png)
     if png:
         result.writeSlicePNG(png, axis=args.slice_axis, units=args.units, temperature=args.temperature)

@@ -8,7 +8,7 @@ from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, c
 from .._system import chargesFromSystem, nonbondedCutoff
 from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
 from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, checkMsmSettings, createEngine, makeLattice
-from .result import PotentialMap
+from .result import PotentialMap, mapFormat
 
 __all__ = ["PotentialMapReporter"]
 
@@ -26,8 +26,8 @@ def simulationCudaDevice(context):
 
 
 class PotentialMapReporter:
-    """Accumulates the time-averaged potential map of a simulation and writes it as OpenDX (+ a PNG slice), like
-    OpenMM's own reporters writing as it goes.
+    """Accumulates the time-averaged potential map of a simulation and writes it as OpenDX (file ending .dx) or MRC
+    (.mrc, .map), plus a PNG slice, like OpenMM's own reporters writing as it goes.
 
     simulation.reporters.append(PotentialMapReporter("map.dx", 1000, spacing=0.05*nanometer))
 
@@ -70,6 +70,7 @@ class PotentialMapReporter:
         if method == "msm":
             checkMsmSettings(msmAccuracy, msmOrder)
         file = checkOutputPath(file, "PotentialMapReporter file")
+        mapFormat(file)  # .dx or .mrc/.map, named now rather than at the first write
         pngPath = (os.path.splitext(file)[0] + ".png") if png is True else (os.fspath(png) if png else None)
         if pngPath is not None:
             checkOutputPath(pngPath, "PotentialMapReporter png")
@@ -213,7 +214,7 @@ class _MapAccumulation(Accumulation):
 
     def writeResults(self, array, final):
         average = self.map(array)
-        replaceAtomically(self.file, lambda path: average.writeDX(path, self.units, self.temperature))
+        replaceAtomically(self.file, lambda path: average.write(path, self.units, self.temperature))
         saveArrays(self.statePath, average=array, frames=self.frames(), lastStep=self.lastStep,
                    **self._signature(self.engine, self.charges))
         if final and self.pngPath is not None:

@@ -1,9 +1,22 @@
-"""PotentialMap: a map's values on its lattice, unit conversion, and its files (OpenDX, a PNG slice)."""
+"""PotentialMap: a map's values on its lattice, unit conversion, and its files (OpenDX or MRC, a PNG slice)."""
+import os
+
 import numpy as np
 
 from .._units import DEFAULT_TEMPERATURE, stripUnit, unitFactor
 
-__all__ = ["PotentialMap"]
+__all__ = ["PotentialMap", "MAP_FORMATS", "mapFormat"]
+
+#: File name extensions of the map formats (write() picks the format from them).
+MAP_FORMATS = {".dx": "OpenDX", ".mrc": "MRC", ".map": "MRC"}
+
+
+def mapFormat(path):
+    """The format of a map file from its extension; ValueError naming the path for any other."""
+    extension = os.path.splitext(os.fspath(path))[1].lower()
+    if extension not in MAP_FORMATS:
+        raise ValueError(f"map file {os.fspath(path)!r}: the extension must be one of {sorted(MAP_FORMATS)} (OpenDX or MRC)")
+    return MAP_FORMATS[extension]
 
 
 class PotentialMap:
@@ -35,6 +48,28 @@ class PotentialMap:
     def coordinates(self, axis):
         """Coordinates (nm) of the lattice points along axis 0, 1 or 2."""
         return self.origin[axis] + self.spacing[axis] * np.arange(self.values.shape[axis])
+
+    def write(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
+        """Writes OpenDX (.dx) or MRC (.mrc, .map), as the extension says."""
+        if mapFormat(path) == "MRC":
+            self.writeMRC(path, units, temperature)
+        else:
+            self.writeDX(path, units, temperature)
+
+    def writeMRC(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
+        """Writes MRC2014 (ChimeraX, VMD, PyMOL; by the mrcfile library): float32 values in `units`, voxel size and
+        origin in Angstrom, x the fastest axis; the method and units in the header's labels."""
+        import mrcfile
+        values = self.inUnits(units, temperature).astype(np.float32)
+        with mrcfile.new(os.fspath(path), overwrite=True) as mrc:
+            mrc.set_data(np.ascontiguousarray(values.transpose(2, 1, 0)))  # (z, y, x): columns along x
+            mrc.voxel_size = tuple(10.0 * self.spacing)
+            mrc.header.origin = tuple(10.0 * self.origin)
+            mrc.update_header_stats()
+            note = f" at {float(stripUnit(temperature, 'kelvin')):g} K" if units == "kT/e" else ""
+            mrc.header.label[0] = f"openmm-narumi potential map ({self.method}, {self.frames} frame(s))"[:80].encode()
+            mrc.header.label[1] = f"values in {units}{note}; lengths in Angstrom"[:80].encode()
+            mrc.header.nlabl = 2
 
     def writeDX(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
         """Writes OpenDX (VMD, PyMOL, ChimeraX, APBS's layout): coordinates in Angstrom, values in `units`."""
