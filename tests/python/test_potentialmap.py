@@ -390,17 +390,29 @@ class _PositionRecorder:
         self.frames.append(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer).copy())
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_reporter_writes_the_time_average(tmp_path, backend):
-    topology, positions, system = water_box(1.8, cutoff_nm=0.8)
+def _water_simulation(edge_nm, cutoff_nm):
+    """A Langevin simulation of a TIP3P box on the Reference platform: (topology, system, simulation)."""
+    topology, positions, system = water_box(edge_nm, cutoff_nm=cutoff_nm)
     integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
     simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName("Reference"))
     simulation.context.setPositions(positions)
+    return topology, system, simulation
+
+
+def _run_with_recorder(simulation, reporter, interval, steps):
+    """Runs the simulation with reporter and a _PositionRecorder at the same steps; returns the recorder."""
+    recorder = _PositionRecorder(interval)
+    simulation.reporters += [reporter, recorder]
+    simulation.step(steps)
+    return recorder
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reporter_writes_the_time_average(tmp_path, backend):
+    topology, system, simulation = _water_simulation(1.8, 0.8)
     path = tmp_path / "average.dx"
     reporter = pm.PotentialMapReporter(str(path), 5, spacing=0.15 * unit.nanometer, cutoff=0.8 * unit.nanometer, backend=backend)
-    recorder = _PositionRecorder(5)
-    simulation.reporters += [reporter, recorder]
-    simulation.step(15)
+    recorder = _run_with_recorder(simulation, reporter, 5, 15)
     assert len(recorder.frames) == 3 and reporter.backend == backend
     average = reporter.map
     box = np.array(topology.getPeriodicBoxVectors().value_in_unit(unit.nanometer))
@@ -418,16 +430,11 @@ def test_reporter_writes_the_time_average(tmp_path, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_reporter_averages_msm_maps_as_the_ewald_potential(tmp_path, backend):
     from ewald_sum import ewald_potential
-    topology, positions, system = water_box(2.5, cutoff_nm=1.0)
-    integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 0.002 * unit.picoseconds)
-    simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName("Reference"))
-    simulation.context.setPositions(positions)
+    topology, system, simulation = _water_simulation(2.5, 1.0)
     path = tmp_path / "msm.dx"
     reporter = pm.PotentialMapReporter(str(path), 4, spacing=0.31 * unit.nanometer, method="msm", msmOrder=5,
                                        backend=backend, png=False)
-    recorder = _PositionRecorder(4)
-    simulation.reporters += [reporter, recorder]
-    simulation.step(8)
+    recorder = _run_with_recorder(simulation, reporter, 4, 8)
     average = reporter.map
     box = np.array(topology.getPeriodicBoxVectors().value_in_unit(unit.nanometer))
     charges = pm.chargesFromSystem(system)
