@@ -240,6 +240,21 @@ def test_potential_map_periodic_cutoff_equals_the_engine_frame_by_frame():
                                atol=1e-6 * np.abs(expected).max())
 
 
+@pytest.mark.parametrize("engine", engines)
+def test_potential_map_msm_is_the_ewald_potential(engine):
+    from ewald_sum import ewald_potential
+    u = water_universe(n_molecules=300, n_frames=2, box=(26.0, 27.0, 28.0, 90, 90, 90))
+    analysis = PotentialMapAnalysis(u.atoms, spacing=3.0, method="msm", msm_order=3, engine=engine).run()
+    assert analysis.periodic
+    potential_map = analysis.results.potential_map
+    points = lattice_points(potential_map)
+    expected = np.mean([ewald_potential(points, ts.positions.astype(np.float64) * 0.1, u.atoms.charges,
+                                        triclinic_vectors(ts.dimensions).astype(np.float64) * 0.1)
+                        for ts in u.trajectory], axis=0)
+    error = np.sqrt(np.mean((potential_map.values.ravel() - expected) ** 2) / np.mean(expected ** 2))
+    assert 0 < error < 1e-3
+
+
 def test_potential_map_bad_input():
     u = water_universe(n_frames=2)
     with pytest.raises(ValueError, match="empty"):
@@ -252,6 +267,8 @@ def test_potential_map_bad_input():
         PotentialMapAnalysis(u.atoms, spacing=0)
     with pytest.raises(ValueError, match="cutoff = -12 A"):
         PotentialMapAnalysis(u.atoms, cutoff=-12)
+    with pytest.raises(ValueError, match="msmOrder"):
+        PotentialMapAnalysis(u.atoms, method="msm", msm_order=4)
     no_box = mda.Universe(u._topology, u.trajectory.coordinate_array.copy())
     with pytest.raises(ValueError, match="no box"):
         PotentialMapAnalysis(no_box.atoms, periodic=True)

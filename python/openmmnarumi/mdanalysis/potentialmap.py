@@ -14,7 +14,8 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
     The map is the one of :func:`openmmnarumi.potentialmap.computePotentialMap` averaged over frames, computed by
     the same engine (GPU, or CPU): method "cutoff" (Rodrigues et al.'s smoothed cutoff, periodic by the
     minimum-image convention when ``periodic``), "direct" (every atom, no images) or "msm" (the direct sum's
-    potential by multilevel summation, linear in the atoms, the Ewald potential when ``periodic``; CPU).
+    potential by multilevel summation, linear in the atoms, the Ewald potential when ``periodic``, within the relative
+    RMS error ``msm_accuracy`` with ``msm_order`` 5 (quintic) or 3 (cubic) interpolation).
     MDAnalysis conventions:
     lengths in Angstrom (``spacing``, ``cutoff``, ``margin``, ``region`` corners); charges in e, from ``charges``
     or the topology.  The lattice is fixed at creation from the first frame of the trajectory: the periodic box
@@ -23,14 +24,15 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
 
     Results: ``results.sum`` (the sum of the frames' maps, kJ/mol/e, shape (nz, ny, nx)) and, after the run,
     ``results.potential_map``: a :class:`openmmnarumi.potentialmap.PotentialMap` (``values[ix, iy, iz]`` in
-    kJ/mol/e; ``writeDX``, ``writeSlicePNG``: the reporter's files).  Parallel runs sum the workers' maps, then
+    kJ/mol/e; ``write`` (OpenDX or MRC), ``writeSlicePNG``: the reporter's files).  Parallel runs sum the workers' maps, then
     divide by the frame count.
     """
 
     def __init__(self, atomgroup, charges=None, spacing=0.5, method="cutoff", cutoff=12.0, periodic=None,
-                 region=None, margin=5.0, accumulation="compensated", engine="auto", devices=None, **kwargs):
+                 region=None, margin=5.0, accumulation="compensated", engine="auto", devices=None, msm_accuracy=1e-3,
+                 msm_order=5, **kwargs):
         super().__init__(atomgroup.universe.trajectory, engine=engine, devices=devices, **kwargs)
-        from ..potentialmap.engine import makeLattice
+        from ..potentialmap.engine import checkMsmSettings, makeLattice
         if len(atomgroup) == 0:
             raise ValueError("empty atom group")
         if method not in METHODS:
@@ -42,7 +44,10 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
             raise ValueError(f"margin = {margin} A must be zero or positive")
         self.atomgroup = atomgroup
         self.charges = atomCharges(atomgroup, charges)
+        if method == "msm":
+            checkMsmSettings(msm_accuracy, msm_order)
         self.method, self.cutoff, self.accumulation = method, float(cutoff), accumulation
+        self.msm_accuracy, self.msm_order = float(msm_accuracy), int(msm_order)
         positions, box = positionsAtFrame(atomgroup, 0)
         self.periodic = (method in PERIODIC_METHODS and box is not None) if periodic is None else bool(periodic)
         if self.periodic and method not in PERIODIC_METHODS:
@@ -57,7 +62,7 @@ class PotentialMapAnalysis(NarumiAnalysisBase):
     def _createEngine(self, device):
         from ..potentialmap.engine import createEngine
         return createEngine(self._lattice, self.charges, self.method, 0.1 * self.cutoff, self.accumulation,
-                            self._engineBackend, cudaDevice=device)
+                            self._engineBackend, cudaDevice=device, msmAccuracy=self.msm_accuracy, msmOrder=self.msm_order)
 
     def _prepare(self):
         dims = [int(d) for d in self._lattice[2]]

@@ -35,8 +35,8 @@ class PotentialMapReporter:
     that has none; cutoff= overrides it) and uses periodic images when the System is periodic; 'direct' sums every
     atom as reported (molecules wrapped into the box), with no images; 'msm' is the full Coulomb potential by
     multilevel summation (the Ewald potential, neutralizing background included, when the System is periodic) within
-    the relative RMS error msmAccuracy, with msmOrder 5 (quintic, default) or 3 (cubic) interpolation.  region: see makeLattice (None: the periodic
-    box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
+    the relative RMS error msmAccuracy, with msmOrder 5 (quintic, default) or 3 (cubic) interpolation.
+    region: see makeLattice (None: the periodic box, or the bounding box of the first frame grown by margin).  Lengths in nm or Quantities; charges in e (default:
     the System's); the files' values in units (kT/e at temperature K by default; kJ/mol/e, kcal/mol/e, V, mV, e/A).
     cudaDevice: the GPU of the map's CUDA backend, or a list of GPUs to cut the map into slabs over (None: the
     simulation's own first GPU when it runs on CUDA, else 0).
