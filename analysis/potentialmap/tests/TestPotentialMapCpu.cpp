@@ -4,6 +4,7 @@
  * runs).  It works in double, so its error is the float32 rounding of the output map.
  */
 
+#include "MsmNumerics.h"
 #include "PotentialMapTests.h"
 
 #include <limits>
@@ -123,7 +124,8 @@ TEST(PotentialMapCpu, BoundingBoxLatticeCoversAtomsAndMargin) {
  * Multilevel summation against the double-precision direct sum (MapTestSystems.h's brute force): relative RMS error
  * within the accuracy asked for, cubic at 1e-3 and quintic at 1e-3 and 1e-4, on a lattice larger than the MSM's top
  * level (several levels), with a net charge; far better than the cutoff method's at the same cutoff.  The finer
- * presets (cubic 5e-5 at h 0.075 nm: minutes on two cores) are the CUDA driver's (same levels and weights).
+ * presets (cubic 5e-5 at h 0.075 nm, a 1.6 nm: minutes on two cores for this cloud) on a 1.6 nm cloud; the CUDA
+ * driver runs them all on the large one.
  */
 TEST(PotentialMapMsm, MatchesTheDirectSumWithinTheAccuracyAskedFor) {
     System system = dipoleCloud(1500, 6.0, 31);
@@ -146,6 +148,21 @@ TEST(PotentialMapMsm, MatchesTheDirectSumWithinTheAccuracyAskedFor) {
     cutoff.cutoff = 1.2;
     cutoff.backend = Backend::Cpu;
     EXPECT_GT(relativeRms(computeMap(lattice, system, cutoff, nullptr), reference), 1e-2) << "the cutoff method drops the long range";
+    System small = dipoleCloud(300, 1.6, 32);
+    Lattice smallLattice = makeLattice({-0.1, -0.05, 0.0}, {0.12, 0.13, 0.11}, {16, 15, 17});
+    std::vector<double> smallReference = bruteForce(smallLattice, small, Method::Direct, 0, nullptr);
+    for (int order : {3, 5})
+        for (double accuracy : {1e-4, Msm::finestPresetAccuracy(order, false)}) {
+            Options options;
+            options.method = Method::Msm;
+            options.msmOrder = order;
+            options.msmAccuracy = accuracy;
+            options.backend = Backend::Cpu;
+            double error = relativeRms(computeMap(smallLattice, small, options, nullptr), smallReference);
+            std::printf("[ measure  ] MSM order %d, accuracy %g, 1.6 nm cloud: relative RMS error %.3g\n", order, accuracy, error);
+            EXPECT_LT(error, accuracy) << "order " << order;
+            EXPECT_GT(error, 0.0);
+        }
 }
 
 TEST(PotentialMapMsm, BadSettingsAreNamed) {
