@@ -7,7 +7,7 @@ import numpy as np
 import openmm.app as app
 import pytest
 
-from conftest import write_pqr
+from conftest import relative_rms, write_pqr
 from openmmnarumi import hcp
 
 K_E = 138.935457644382  # kJ nm / (mol e^2)
@@ -20,10 +20,6 @@ def alpb_numpy(positions, charges, points, eps_in, eps_out, r):
     d = np.linalg.norm(points[:, None, :] - positions[None, :, :], axis=2)
     terms = charges[None, :] * ((1 + ALPHA) / d - ALPHA * (1 - beta) / np.asarray(r).reshape(-1, 1))
     return K_E / (eps_out * (1 + ALPHA * beta)) * terms.sum(axis=1)
-
-
-def relative_rms(actual, expected):
-    return float(np.sqrt(np.sum((actual - expected) ** 2) / np.sum(expected ** 2)))
 
 
 def random_molecule(num_residues=40, atoms_per_residue=6, seed=1):

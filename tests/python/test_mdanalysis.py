@@ -20,7 +20,7 @@ from openmmnarumi.mdanalysis import (DaskClusterBackend, InterRDF, PotentialMapA
                                      SurfacePotentialAnalysis)
 from openmmnarumi.rdf import cudaAvailable  # noqa: E402
 
-from conftest import water_box  # noqa: E402
+from conftest import relative_rms, water_box  # noqa: E402
 from test_potentialmap import lattice_points, oracle  # noqa: E402  (the maps' float64 direct sum)
 
 engines = ["cpu"] + (["cuda"] if cudaAvailable() else [])
@@ -251,7 +251,7 @@ def test_potential_map_msm_is_the_ewald_potential(engine):
     expected = np.mean([ewald_potential(points, ts.positions.astype(np.float64) * 0.1, u.atoms.charges,
                                         triclinic_vectors(ts.dimensions).astype(np.float64) * 0.1)
                         for ts in u.trajectory], axis=0)
-    error = np.sqrt(np.mean((potential_map.values.ravel() - expected) ** 2) / np.mean(expected ** 2))
+    error = relative_rms(potential_map.values.ravel(), expected)
     assert 0 < error < 1e-3
 
 

@@ -129,13 +129,10 @@ void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const 
             positions, charges, numAtoms, openPlacement(levels[0]), deviceLattice(levels[0].dims, q[0].data()), order);
     for (int level = 1; level < numLevels; level++)
         transfer(levels[level - 1].dims, q[level - 1].data(), levels[level].dims, q[level].data(), false, false, order, work, stream);
-    // Each level's kernel in its own buffer, none reused while a launch may still read it.
-    std::vector<DeviceBuffer<double> > weights(numLevels);
+    std::vector<DeviceBuffer<double> > weights(numLevels);  // each level's kernel in a buffer of its own
     for (int level = 0; level < numLevels; level++) {
         const MsmLatticeWeights kernel = msmOpenLatticeWeights(levels, level, cutoff, order);
         const std::array<int, 3>& r = kernel.radius;
-        if (kernel.weights.size() != (size_t) (2 * r[0] + 1) * (2 * r[1] + 1) * (2 * r[2] + 1) || q[level].size() != levels[level].size())
-            throw std::logic_error("multilevel summation: a level's kernel or lattice does not have its stated size");
         weights[level].upload(kernel.weights.data(), kernel.weights.size(), stream);  // done when it returns (pageable source)
         msmLatticeSumKernel<<<blocksFor(levels[level].size()), MSM_THREADS, 0, stream>>>(
             deviceLattice(levels[level].dims, q[level].data()), deviceLattice(levels[level].dims, e[level].data()), weights[level].data(),

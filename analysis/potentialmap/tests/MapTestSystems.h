@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -155,6 +156,21 @@ inline System dipoleCloud(int numPairs, double edge, unsigned seed) {
     }
     system.charges[0] += 2.0;   // and a net charge, whose long range the method must carry
     return system;
+}
+
+/**
+ * Method msm on options' backend at one scheme and accuracy target against a double-precision reference: the relative
+ * RMS error, printed (what names the case), below the target and above zero.
+ */
+inline void expectMsmWithinAccuracy(const Lattice& lattice, const System& system, const std::vector<double>& reference,
+                                    Options options, int order, double accuracy, const char* what) {
+    options.method = Method::Msm;
+    options.msmOrder = order;
+    options.msmAccuracy = accuracy;
+    double error = relativeRms(computeMap(lattice, system, options, nullptr), reference);
+    std::printf("[ measure  ] MSM %s, order %d, accuracy %g: relative RMS error %.3g\n", what, order, accuracy, error);
+    EXPECT_LT(error, accuracy) << what << ", order " << order;
+    EXPECT_GT(error, 0.0);
 }
 
 inline PeriodicBox triclinicBox() {

@@ -222,15 +222,9 @@ TEST(PotentialMapMsmCuda, MatchesTheDirectSumAtEveryPreset) {
     Lattice lattice = makeLattice({-0.5, -0.4, -0.3}, {0.23, 0.21, 0.25}, {31, 32, 29});
     std::vector<double> reference = bruteForce(lattice, system, Method::Direct, 0, nullptr);
     for (int order : {Msm::MSM_CUBIC, Msm::MSM_QUINTIC})
-        for (double accuracy : {1e-3, 1e-4, Msm::finestPresetAccuracy(order, false)}) {
-            Options options = cudaOptions(Method::Msm, 0, Accumulation::Compensated);
-            options.msmOrder = order;
-            options.msmAccuracy = accuracy;
-            double error = relativeRms(computeMap(lattice, system, options, nullptr), reference);
-            std::printf("[ measure  ] MSM on the GPU, order %d, accuracy %g: relative RMS error %.3g\n", order, accuracy, error);
-            EXPECT_LT(error, accuracy) << "order " << order;
-            EXPECT_GT(error, 0.0);
-        }
+        for (double accuracy : {1e-3, 1e-4, Msm::finestPresetAccuracy(order, false)})
+            expectMsmWithinAccuracy(lattice, system, reference, cudaOptions(Method::Msm, 0, Accumulation::Compensated), order,
+                                    accuracy, "on the GPU");
 }
 
 /** Lattices and a map beyond the GPU's free memory are refused with their size, before anything is allocated. */
