@@ -30,9 +30,10 @@ __device__ inline float narumiRint(float a) { return rintf(a); }
 __device__ inline double narumiRint(double a) { return rint(a); }
 
 /**
- * 1/sqrt(x).  Float: the hardware approximation alone (rsqrtf adds a rescaling for subnormal x, which a squared pair
- * distance never is; for every normal x the two give the same bits).  Double: the correctly rounded square root and
- * reciprocal, a function of x alone.
+ * 1/sqrt(x), a function of x alone.  Float: the hardware approximation alone (rsqrtf adds a rescaling for subnormal x,
+ * which a squared pair distance never is; for every normal x the two give the same bits).  Double: PTX's approximation
+ * (MUFU's estimate with a third-order correction, in ptxas's SASS) and one Newton step, which leaves only rounding
+ * error; OpenMM's double kernels take rsqrt too, where a correctly rounded square root and reciprocal cost twice as much.
  */
 __device__ inline float narumiRsqrt(float x) {
     float result;
@@ -40,7 +41,10 @@ __device__ inline float narumiRsqrt(float x) {
     return result;
 }
 __device__ inline double narumiRsqrt(double x) {
-    return __drcp_rn(__dsqrt_rn(x));
+    double y;
+    asm("rsqrt.approx.f64 %0, %1;" : "=d"(y) : "d"(x));
+    double error = __fma_rn(-__dmul_rn(x, y), y, 1.0);  // 1 - x y^2
+    return __fma_rn(__dmul_rn(0.5, y), error, y);
 }
 
 // ---- displacements ----------------------------------------------------------------------------------------------

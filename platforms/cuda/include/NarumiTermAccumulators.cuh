@@ -13,7 +13,8 @@
  *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
  *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
- *   addPairForce(...)      a pair force on i and, negated, on its partner j (each component split once for Narumi)
+ *   addPairForce(...)      a pair force on i and, negated, on its partner j (each component split once for Narumi,
+ *                          rounded once for the fixed-point sums)
  *
  * and, for the partner atoms j of a tile (Newton's third law: each pair is computed once, and j's share summed in
  * shared memory for the tile's at most 32 terms, then merged into the global sum):
@@ -32,6 +33,7 @@
 #include "NarumiNonbondedTypes.h"
 #include "NarumiPairInteraction.cuh"
 #include "PairExpression.cuh"
+#include <type_traits>
 
 namespace OpenMMNarumi {
 
@@ -47,6 +49,25 @@ __device__ inline long long narumiRoundToInteger(double y) {
     return __double2ll_rn(y);
 }
 
+/** Double terms below this magnitude round by narumiMagicRoundedTerm: |y * 2^FRACTION_BITS| < 2^51. */
+template <int FRACTION_BITS>
+__host__ __device__ constexpr double narumiMagicRoundingLimit() {
+    return double(1LL << (51 - FRACTION_BITS));
+}
+
+/**
+ * rint(y * 2^FRACTION_BITS) in OpenMM's fixed point for |y| < narumiMagicRoundingLimit: y * 2^FRACTION_BITS + 1.5 * 2^52
+ * lies in [2^52, 2^53), where the doubles are the integers, so one FMA rounds it to nearest (ties to even, as
+ * __double2ll_rn: the magic number is even) and its bits minus the magic number's are that integer.  Bit for bit the
+ * conversion of narumiRoundedTerm, with an FMA and an integer add where the conversion is a slow instruction.
+ */
+template <int FRACTION_BITS>
+__device__ inline long long narumiMagicRoundedTerm(double y) {
+    constexpr double magic = 6755399441055744.0;
+    return (__double_as_longlong(__fma_rn(y, double(1LL << FRACTION_BITS), magic)) - __double_as_longlong(magic)) *
+           (1LL << (32 - FRACTION_BITS));
+}
+
 /**
  * A term (float, or double for double-precision pairs) rounded to nearest on the grid 2^-FRACTION_BITS, in OpenMM's
  * fixed point (units of 2^-32): exact (a number times a power of two is an integer unless tiny) and odd.  A term
@@ -56,6 +77,9 @@ __device__ inline long long narumiRoundToInteger(double y) {
 template <int FRACTION_BITS, class Real>
 __device__ inline long long narumiRoundedTerm(Real y, int& errors) {
     static_assert(FRACTION_BITS <= 32, "the grid must be part of OpenMM's 2^-32 grid");
+    if constexpr (std::is_same<Real, double>::value)
+        if (fabs(y) < narumiMagicRoundingLimit<FRACTION_BITS>())
+            return narumiMagicRoundedTerm<FRACTION_BITS>(y);
     if (!(fabs(y) < Real(NARUMI_FIXED_POINT_LIMIT))) {
         errors |= NARUMI_ERROR_TERM_RANGE;
         const long long saturated = 0x7fffffff00000000LL;
@@ -369,6 +393,42 @@ __device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator&
     Accumulator::addPartner(px, -f.x, sums, partnerAtom, 0, errors);
     Accumulator::addPartner(py, -f.y, sums, partnerAtom, 1, errors);
     Accumulator::addPartner(pz, -f.z, sums, partnerAtom, 2, errors);
+}
+
+/**
+ * Fixed point: each component rounded once for both atoms (the rounding is odd, so j's term is exactly minus i's),
+ * where the generic addPairForce rounds f for i and -f for j.
+ */
+template <int FRACTION_BITS, class Real>
+__device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Real>& x, FixedPointTermAccumulator<FRACTION_BITS, Real>& y,
+                                    FixedPointTermAccumulator<FRACTION_BITS, Real>& z, long long& px, long long& py, long long& pz,
+                                    typename NarumiVectors<Real>::V3 f, const NarumiGlobalSums&, int, int&) {
+    long long tx, ty, tz;
+    if constexpr (std::is_same<Real, double>::value) {
+        // One branch for the pair (the rare large or NaN terms take narumiRoundedTerm's per-component path).
+        constexpr double limit = narumiMagicRoundingLimit<FRACTION_BITS>();
+        if (fabs(f.x) < limit && fabs(f.y) < limit && fabs(f.z) < limit) {
+            tx = narumiMagicRoundedTerm<FRACTION_BITS>(f.x);
+            ty = narumiMagicRoundedTerm<FRACTION_BITS>(f.y);
+            tz = narumiMagicRoundedTerm<FRACTION_BITS>(f.z);
+        }
+        else {
+            tx = narumiRoundedTerm<FRACTION_BITS>(f.x, x.errors);
+            ty = narumiRoundedTerm<FRACTION_BITS>(f.y, x.errors);
+            tz = narumiRoundedTerm<FRACTION_BITS>(f.z, x.errors);
+        }
+    }
+    else {
+        tx = narumiRoundedTerm<FRACTION_BITS>(f.x, x.errors);
+        ty = narumiRoundedTerm<FRACTION_BITS>(f.y, x.errors);
+        tz = narumiRoundedTerm<FRACTION_BITS>(f.z, x.errors);
+    }
+    x.sum += tx;
+    y.sum += ty;
+    z.sum += tz;
+    px -= tx;
+    py -= ty;
+    pz -= tz;
 }
 
 /** A pair force rounded onto the Narumi grid in OpenMM's fixed point, and the error bits of that rounding. */

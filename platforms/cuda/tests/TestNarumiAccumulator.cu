@@ -6,6 +6,8 @@
  */
 
 #include "NarumiAccumulator.cuh"
+#include "NarumiPairInteraction.cuh"
+#include "NarumiTermAccumulators.cuh"
 #include "PairExpression.cuh"
 #include "NarumiSegmentSum.cuh"
 #include <gtest/gtest.h>
@@ -92,6 +94,24 @@ void sumOnDevice(const std::vector<float>& values, int length, int numSegments, 
     ASSERT_CUDA(cudaMemcpy(&result.narumiTotal, narumiTotal.data, sizeof(long long), cudaMemcpyDeviceToHost));
     ASSERT_CUDA(cudaMemcpy(&result.singleTotal, singleTotal.data, sizeof(float), cudaMemcpyDeviceToHost));
     ASSERT_CUDA(cudaMemcpy(&result.outOfRangeFlag, flag.data, sizeof(int), cudaMemcpyDeviceToHost));
+}
+
+/** Each term rounded as Precision=double's sums round it (Narumi's grid and OpenMM's), with the error bits. */
+__global__ void roundDoubleTerms(const double* terms, int count, long long* narumiGrid, long long* openmmGrid, int* errors) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        int narumiErrors = 0, openmmErrors = 0;
+        narumiGrid[i] = narumiRoundedTerm<NARUMI_LOW_FRACTION_BITS>(terms[i], narumiErrors);
+        openmmGrid[i] = narumiRoundedTerm<32>(terms[i], openmmErrors);
+        errors[i] = narumiErrors | openmmErrors << 8;
+    }
+}
+
+/** Precision=double's 1/sqrt on the GPU. */
+__global__ void doubleRsqrt(const double* x, int count, double* result) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        result[i] = narumiRsqrt(x[i]);
 }
 
 /**
@@ -384,6 +404,92 @@ TEST_F(NarumiAccumulatorTest, SplitTermsGiveNarumiAddsBitsAndTheirExactNegation)
     }
     EXPECT_EQ(differ, 0) << "segments whose split sum is not narumiAdd's (hi, lo) after the carry";
     EXPECT_EQ(notNegated, 0) << "segments whose subtracted sum is not exactly minus the added one";
+}
+
+/**
+ * Precision=double rounds its terms by a magic-number FMA below 2^(51 - fraction bits) and by the conversion above: both
+ * must be rint(y * 2^bits) (ties to even) on either grid, with saturation and an error bit past OpenMM's range, so that
+ * the exclusion pass still removes exactly what the pair kernel added.  Oracle: the host's llrint.
+ */
+TEST_F(NarumiAccumulatorTest, DoubleTermsRoundToNearestEvenOnEitherGrid) {
+    std::mt19937 random(2026);
+    std::uniform_real_distribution<double> exponent(-12.0, 9.5);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<double> terms;
+    for (int i = 0; i < 200000; i++)
+        terms.push_back((negative(random) ? -1.0 : 1.0) * std::pow(10.0, exponent(random)));
+    for (long long k = -2000; k <= 2000; k++) {   // ties on both grids
+        terms.push_back((2 * k + 1) * std::ldexp(1.0, -26));
+        terms.push_back((2 * k + 1) * std::ldexp(1.0, -33));
+    }
+    for (int bits : {19, 26, 31})   // either side of both magic limits and of OpenMM's range
+        for (double edge : {std::ldexp(1.0, bits), -std::ldexp(1.0, bits)}) {
+            terms.push_back(edge);
+            terms.push_back(std::nextafter(edge, 0.0));
+            terms.push_back(std::nextafter(edge, 2 * edge));
+        }
+    double inf = std::numeric_limits<double>::infinity();
+    for (double special : {0.0, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN()})
+        terms.push_back(special);
+    int count = (int) terms.size();
+    DeviceArray<double> deviceTerms(count);
+    DeviceArray<long long> narumiGrid(count), openmmGrid(count);
+    DeviceArray<int> errors(count);
+    ASSERT_TRUE(deviceTerms.data && narumiGrid.data && openmmGrid.data && errors.data);
+    ASSERT_CUDA(cudaMemcpy(deviceTerms.data, terms.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+    roundDoubleTerms<<<(count + 255) / 256, 256>>>(deviceTerms.data, count, narumiGrid.data, openmmGrid.data, errors.data);
+    ASSERT_CUDA(cudaGetLastError());
+    std::vector<long long> narumi(count), openmm(count);
+    std::vector<int> flags(count);
+    ASSERT_CUDA(cudaMemcpy(narumi.data(), narumiGrid.data, count * sizeof(long long), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(openmm.data(), openmmGrid.data, count * sizeof(long long), cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(flags.data(), errors.data, count * sizeof(int), cudaMemcpyDeviceToHost));
+    auto expected = [](double y, int bits, bool& inRange) {
+        inRange = std::fabs(y) < 2147483648.0;
+        if (!inRange)
+            return y > 0 ? 0x7fffffff00000000LL : (y < 0 ? -0x7fffffff00000000LL : 0LL);
+        return std::llrint(std::ldexp(y, bits)) * (1LL << (32 - bits));
+    };
+    int wrong = 0, wrongFlags = 0;
+    for (int i = 0; i < count; i++) {
+        bool inRange;
+        long long narumiExpected = expected(terms[i], NARUMI_LOW_FRACTION_BITS, inRange);
+        long long openmmExpected = expected(terms[i], 32, inRange);
+        int flagsExpected = inRange ? 0 : (NARUMI_ERROR_TERM_RANGE | NARUMI_ERROR_TERM_RANGE << 8);
+        if (narumi[i] != narumiExpected || openmm[i] != openmmExpected) {
+            if (wrong++ < 5)
+                ADD_FAILURE() << "term " << terms[i] << ": " << narumi[i] << " / " << openmm[i] << ", expected " << narumiExpected
+                              << " / " << openmmExpected;
+        }
+        wrongFlags += flags[i] != flagsExpected;
+    }
+    EXPECT_EQ(wrong, 0) << "terms rounded otherwise than rint on the grid";
+    EXPECT_EQ(wrongFlags, 0) << "terms whose range error bit is wrong";
+}
+
+/** Precision=double's 1/sqrt(r^2) is within an ulp or so of the exact value (oracle: long double on the host). */
+TEST_F(NarumiAccumulatorTest, DoubleRsqrtIsDoubleGrade) {
+    std::mt19937 random(2027);
+    std::uniform_real_distribution<double> exponent(-6.0, 3.0);
+    std::vector<double> squaredDistances(100000);
+    for (double& r2 : squaredDistances)
+        r2 = std::pow(10.0, exponent(random));
+    int count = (int) squaredDistances.size();
+    DeviceArray<double> x(count), result(count);
+    ASSERT_TRUE(x.data && result.data);
+    ASSERT_CUDA(cudaMemcpy(x.data, squaredDistances.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+    doubleRsqrt<<<(count + 255) / 256, 256>>>(x.data, count, result.data);
+    ASSERT_CUDA(cudaGetLastError());
+    std::vector<double> values(count);
+    ASSERT_CUDA(cudaMemcpy(values.data(), result.data, count * sizeof(double), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int i = 0; i < count; i++) {
+        long double exact = 1.0L / std::sqrt((long double) squaredDistances[i]);
+        worst = std::max(worst, (double) std::fabs((values[i] - exact) / exact));
+    }
+    std::printf("[ accuracy ] double rsqrt: largest relative error %.3g (double epsilon %.3g)\n", worst,
+                std::numeric_limits<double>::epsilon());
+    EXPECT_LE(worst, 2 * std::numeric_limits<double>::epsilon());
 }
 
 TEST_F(NarumiAccumulatorTest, FloatPairRulesAreThePapersCodeBitForBit) {
