@@ -278,7 +278,8 @@ def main():
                   "| stage | " + " | ".join(f"{p['system']} {p['timestep']}" for p in profiles) + " |",
                   "| --- |" + " --- |" * len(profiles)]
         lines += [f"| {s} | " + " | ".join(f"{p['stages'].get(s, float('nan')):.1f}" for p in profiles) + " |" for s in stage_names]
-        for counter in ("tiles", "list builds", "overflow blocks", "unfiltered blocks", "untested block pairs", "blocks"):
+        for counter in ("tiles", "list builds", "overflow blocks", "unfiltered blocks", "untested block pairs", "tiles in chunks",
+                        "blocks"):
             lines.append(f"| search: {counter} | " + " | ".join(f"{p['search'].get(counter, float('nan')):g}" for p in profiles) + " |")
     write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows,
                                                    "profiles": profiles})

@@ -84,6 +84,8 @@ private:
     void printSearchReport();
     /** NARUMI_PROFILE_STAGES set (and not 0): time every stage, print the times when the Context is deleted. */
     static bool profileStagesFromEnvironment();
+    /** Whether computeTiles may hand out a long list in chunks: yes, unless NARUMI_TILE_CHUNKS=0 (measurements). */
+    static bool tileChunksFromEnvironment();
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
     static double listSkinFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);

@@ -97,12 +97,14 @@ struct NarumiStatusWords {
     int rebuildList;                // set (sort, an atom that moved too far, the host) -> this evaluation rebuilds the list
     int searchBlocksDone;           // findNeighborTiles' thread blocks that have finished (the last one scans; then 0)
     int overflowListCount;          // entries of overflowBlocks since the last rebuild
+    int tileChunksTaken;            // computeTiles' chunks of the list taken so far this evaluation (finishEnergy: 0)
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
     unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (computed whole by computeTiles)
     unsigned long long unfilteredBlocks;    // blocks searched without the atom filter (box too small for it)
     unsigned long long untestedBlockPairs;  // block pairs taken as interacting untested (box too small for the test)
     unsigned long long listBuilds;          // evaluations that rebuilt the neighbour list
+    unsigned long long chunkedEvaluations;  // evaluations whose computeTiles handed the list out in chunks
     long long energyFixed;          // the last energy evaluation's fixed-point energy (Narumi, FixedPoint64), 2^-32 kJ/mol
     double energyFloating;          // and its float/double energy sums (methods A to E)
 };
@@ -171,6 +173,8 @@ struct NarumiNonbondedData {
     // The blocks whose tiles the neighbour list holds: a range around the share, so that on several devices each
     // searches about its own share (the host rebuilds the list when its share leaves this range).
     int listBlockBegin, listBlockEnd;
+    // computeTiles' warps may take a long list in chunks (computeTiles.cu); 0: one run each, fixed in advance.
+    int tileChunks;
 };
 
 } // namespace OpenMMNarumi

@@ -6,6 +6,7 @@
  * interface so that the kernels are templates over the method (the accuracy study compares them in one kernel):
  *
  *   Real            the precision of the pair terms it takes (float, or double for double-precision pairs)
+ *   exact           whether its sums are exact on a grid (the result then independent of the order of the terms)
  *   add(y)          add one pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
  *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
@@ -104,6 +105,7 @@ __device__ inline long long narumiGridTerm(float y, int& errors) {
 struct NarumiTermAccumulator {
     using Real = float;
     using Term = long long;
+    static constexpr bool exact = true;
     NarumiAccumulator small;
     long long large;
     int errors;
@@ -183,6 +185,7 @@ template <int FRACTION_BITS, class RealT>
 struct FixedPointTermAccumulator {
     using Real = RealT;
     using Term = long long;
+    static constexpr bool exact = true;
     long long sum;
     int errors;
 
@@ -237,6 +240,7 @@ using FixedPoint64DoubleTermAccumulator = FixedPointTermAccumulator<32, double>;
 struct SingleFloatTermAccumulator {
     using Real = float;
     using Term = float;
+    static constexpr bool exact = false;
     float sum;
 
     __device__ void zero() {
@@ -281,6 +285,7 @@ template <class RealT>
 struct DoubleGlobalSum {
     using Real = RealT;
     using Term = double;
+    static constexpr bool exact = false;
     __device__ static double term(Real y, int&) {
         return (double) y;
     }

@@ -206,6 +206,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // buffer, as OpenMM and GROMACS keep theirs); the block test runs on float bounding boxes, so a small margin keeps
     // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
     skin = listSkinFromEnvironment();
+    data.tileChunks = tileChunksFromEnvironment() ? 1 : 0;
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
@@ -526,6 +527,17 @@ bool CudaCalcNarumiNonbondedForceKernel::profileStagesFromEnvironment() {
     return setting != nullptr && setting[0] != '\0' && setting[0] != '0';
 }
 
+bool CudaCalcNarumiNonbondedForceKernel::tileChunksFromEnvironment() {
+    // NARUMI_TILE_CHUNKS=0 gives each warp of computeTiles a fixed run of the list, for measurements; read when a
+    // Context is created.  The forces do not depend on it.
+    const char* setting = getenv("NARUMI_TILE_CHUNKS");
+    if (setting == nullptr || setting[0] == '\0' || string(setting) == "1")
+        return true;
+    if (string(setting) == "0")
+        return false;
+    throw OpenMMException(string("NarumiNonbondedForce: NARUMI_TILE_CHUNKS must be 0 or 1, not '") + setting + "'");
+}
+
 double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
     // depend on it (0 rebuilds the list at every evaluation).
@@ -545,9 +557,10 @@ void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     const NarumiStatusWords& w = searchCounters;
     double evaluations = max(1.0, (double) w.evaluations);
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
-            "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f; %d blocks, skin %g nm\n", w.evaluations,
-            w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations, w.unfilteredBlocks / evaluations,
-            w.untestedBlockPairs / evaluations, data.numBlocks, skin);
+            "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm\n",
+            w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
+            w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
+            skin);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

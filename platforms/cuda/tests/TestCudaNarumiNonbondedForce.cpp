@@ -397,6 +397,52 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
     EXPECT_TRUE(agree(onCuda, energyAndForces(reference, 1 << 0), 1e-5));
 }
 
+/**
+ * computeTiles hands a long tile list out to its warps in chunks (the default) or in one fixed run per warp
+ * (NARUMI_TILE_CHUNKS=0, the switch for measurements).  Narumi's and FixedPoint64's sums are exact, so both must give
+ * the same bits, with and without the energy.  The box (200k atoms) is long enough for chunks on GPUs of up to about
+ * 300 multiprocessors, and the stage report must show that every evaluation was chunked; a bad setting is an error.
+ */
+TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(200000, 81);
+    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+        Narumi* force = makeNarumiForce(water, periodicSettings(1.0));
+        force->setAccumulationMethod(accumulation);
+        auto system = makeSystem(water, {force});
+        VerletIntegrator chunkedIntegrator(0.001), fixedIntegrator(0.001);
+        setenv("NARUMI_PROFILE_STAGES", "1", 1);
+        auto chunked = make_unique<Context>(*system, chunkedIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_PROFILE_STAGES");
+        setenv("NARUMI_TILE_CHUNKS", "0", 1);
+        Context fixed(*system, fixedIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_TILE_CHUNKS");
+        chunked->setPositions(water.positions);
+        fixed.setPositions(water.positions);
+        EnergyAndForces fromChunks = energyAndForces(*chunked), fromRuns = energyAndForces(fixed);
+        EXPECT_EQ(fromChunks.energy, fromRuns.energy) << "accumulation " << accumulation;
+        vector<Vec3> forcesOnlyChunks = chunked->getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
+        int differences = 0;
+        for (int i = 0; i < water.size(); i++)
+            for (int c = 0; c < 3; c++)
+                differences += (fromChunks.forces[i][c] != fromRuns.forces[i][c]) + (forcesOnlyChunks[i][c] != forcesOnlyRuns[i][c]) +
+                               (forcesOnlyChunks[i][c] != fromChunks.forces[i][c]);
+        EXPECT_EQ(differences, 0) << "accumulation " << accumulation;
+        ::testing::internal::CaptureStderr();
+        chunked.reset();
+        string report = ::testing::internal::GetCapturedStderr();
+        size_t at = report.find("tiles in chunks ");
+        ASSERT_NE(at, string::npos) << report;
+        EXPECT_EQ(atof(report.c_str() + at + strlen("tiles in chunks ")), 1.0) << report;
+    }
+    TestSystem small = waterBox(cubicBox(3.0), 82);
+    auto system = makeSystem(small, {makeNarumiForce(small, periodicSettings(1.0))});
+    setenv("NARUMI_TILE_CHUNKS", "yes", 1);
+    VerletIntegrator integrator(0.001);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(Context(*system, integrator, Platform::getPlatformByName("CUDA")), "'yes'");
+    unsetenv("NARUMI_TILE_CHUNKS");
+}
+
 /** A bad NARUMI_LIST_SKIN (the skin switch of measurements and tests) is an error naming it, when the Context is made. */
 TEST(CudaNarumiNonbondedForce, BadListSkinSettingIsAClearError) {
     SKIP_WITHOUT_CUDA();

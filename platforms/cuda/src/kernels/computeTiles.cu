@@ -229,9 +229,42 @@ __device__ void accumulateOverflowBlock(const NarumiNonbondedData& d, int blockI
 }
 
 /**
- * Each warp takes one contiguous run of the tile list, so an atom's sums stay in registers across its tiles; then the
- * warps share out the blocks the list had no room for (none once the host has grown it: no launch of their own).  One
- * copy per Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ * The tiles [begin, end) of the list, in order: an atom's sums stay in registers while the tiles are its block's, and
+ * go to OpenMM's buffer at each change of block and at the end.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__device__ void accumulateTileRun(const NarumiNonbondedData& d, int begin, int end, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                  TileStage<Accumulator>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    int blockI = blockOfTile(d, begin);
+    atom.load(d, blockI * 32 + lane);
+    for (int t = begin; t < end; t++) {
+        if (t >= d.tileOffsets[blockI + 1]) {
+            atom.flush(d);
+            while (t >= d.tileOffsets[blockI + 1])
+                blockI++;
+            atom.load(d, blockI * 32 + lane);
+        }
+        int tileOfBlock = t - d.tileOffsets[blockI];
+        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
+        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy, stage, errors);
+    }
+    atom.flush(d);
+}
+
+/** Tiles a warp takes at a time from a list long enough for chunks (below), and what is long enough per warp. */
+constexpr int TILES_PER_CHUNK = 4;
+constexpr int TILES_PER_WARP_FOR_CHUNKS = 16;
+
+/**
+ * With the exact sums (Narumi, FixedPoint64) and a list of at least TILES_PER_WARP_FOR_CHUNKS tiles per warp, the warps
+ * take the list in chunks of TILES_PER_CHUNK consecutive tiles, the next free chunk each (a counter in the status
+ * words, cleared by finishEnergy): tiles differ in cost, and a fixed share per warp left the kernel waiting for the
+ * slowest (15-17% of computeTiles at 98k-394k atoms).  A shorter list, where chunks would leave warps idle, and the
+ * floating-point methods, whose sums depend on their order (the accuracy study compares them run for run), give each
+ * warp one contiguous run fixed in advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share
+ * out the blocks the list had no room for (none once the host has grown it: no launch of their own).  One copy per
+ * Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
@@ -240,32 +273,31 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
     int firstTile = d.tileOffsets[d.shareBlockBegin], numTiles = d.tileOffsets[d.shareBlockEnd] - firstTile;
-    int perWarp = (numTiles + numWarps - 1) / numWarps;
-    int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
-    int numOverflowBlocks = d.status->overflowListCount;
-    if (begin >= end && warp >= numOverflowBlocks)
-        return;  // uniform across the warp
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
     int errors = 0;
-    if (begin < end) {
-        int blockI = blockOfTile(d, begin);
-        atom.load(d, blockI * 32 + lane);
-        for (int t = begin; t < end; t++) {
-            if (t >= d.tileOffsets[blockI + 1]) {
-                atom.flush(d);
-                while (t >= d.tileOffsets[blockI + 1])
-                    blockI++;
-                atom.load(d, blockI * 32 + lane);
-            }
-            int tileOfBlock = t - d.tileOffsets[blockI];
-            long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
-            accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy,
-                                                                        stages[warpInBlock], errors);
+    if (Accumulator::exact && d.tileChunks && numTiles >= TILES_PER_WARP_FOR_CHUNKS * numWarps) {
+        int numChunks = (numTiles + TILES_PER_CHUNK - 1) / TILES_PER_CHUNK;
+        while (true) {
+            int chunk = 0;
+            if (lane == 0)
+                chunk = atomicAdd(&d.status->tileChunksTaken, 1);
+            chunk = __shfl_sync(FULL_MASK, chunk, 0);
+            if (chunk >= numChunks)
+                break;
+            int begin = firstTile + chunk * TILES_PER_CHUNK;
+            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, min(begin + TILES_PER_CHUNK, firstTile + numTiles), atom,
+                                                                           energy, stages[warpInBlock], errors);
         }
-        atom.flush(d);
     }
+    else {
+        int perWarp = (numTiles + numWarps - 1) / numWarps;
+        int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
+        if (begin < end)
+            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, end, atom, energy, stages[warpInBlock], errors);
+    }
+    int numOverflowBlocks = d.status->overflowListCount;
     for (int k = warp; k < numOverflowBlocks; k += numWarps) {
         int blockI = d.overflowBlocks[k];
         if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd)

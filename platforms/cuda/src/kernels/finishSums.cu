@@ -39,6 +39,9 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     *d.sums.energyFixed = 0;
     *d.sums.energyFloat = 0.0f;
     *d.sums.energyDouble = 0.0;
+    if (d.status->tileChunksTaken > 0)
+        d.status->chunkedEvaluations++;
+    d.status->tileChunksTaken = 0;
     d.status->evaluations++;
     d.status->listedTiles += (unsigned long long) d.tileOffsets[d.numBlocks];
     if (d.status->rebuildList) {
