@@ -273,12 +273,14 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
     int firstTile = d.tileOffsets[d.shareBlockBegin], numTiles = d.tileOffsets[d.shareBlockEnd] - firstTile;
+    int numOverflowBlocks = d.status->overflowListCount;
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
     int errors = 0;
     if (Accumulator::exact && d.tileChunks && numTiles >= TILES_PER_WARP_FOR_CHUNKS * numWarps) {
         int numChunks = (numTiles + TILES_PER_CHUNK - 1) / TILES_PER_CHUNK;
+        bool tookAny = false;
         while (true) {
             int chunk = 0;
             if (lane == 0)
@@ -286,18 +288,22 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
             chunk = __shfl_sync(FULL_MASK, chunk, 0);
             if (chunk >= numChunks)
                 break;
+            tookAny = true;
             int begin = firstTile + chunk * TILES_PER_CHUNK;
             accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, min(begin + TILES_PER_CHUNK, firstTile + numTiles), atom,
                                                                            energy, stages[warpInBlock], errors);
         }
+        if (!tookAny && warp >= numOverflowBlocks)
+            return;  // uniform across the warp: nothing to add
     }
     else {
         int perWarp = (numTiles + numWarps - 1) / numWarps;
         int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
+        if (begin >= end && warp >= numOverflowBlocks)
+            return;  // uniform across the warp
         if (begin < end)
             accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, end, atom, energy, stages[warpInBlock], errors);
     }
-    int numOverflowBlocks = d.status->overflowListCount;
     for (int k = warp; k < numOverflowBlocks; k += numWarps) {
         int blockI = d.overflowBlocks[k];
         if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd)
