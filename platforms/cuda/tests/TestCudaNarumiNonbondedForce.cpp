@@ -45,6 +45,13 @@ NonbondedSettings periodicSettings(double cutoff, double switchingDistance = -1)
     return settings;
 }
 
+/** A System of ts with this force (periodic, reaction field, 1.0 nm) summing by the given accumulation method. */
+unique_ptr<System> periodicSystemWith(const TestSystem& ts, Narumi::AccumulationMethod accumulation) {
+    Narumi* force = makeNarumiForce(ts, periodicSettings(1.0));
+    force->setAccumulationMethod(accumulation);
+    return makeSystem(ts, {force});
+}
+
 /** CUDA (mixed precision unless given) against Reference for the same System: energy and forces within tolerance. */
 void expectCudaMatchesReference(const TestSystem& ts, const NonbondedSettings& settings,
                                 Narumi::ElectrostaticsMethod electrostatics = Narumi::ReactionField,
@@ -255,9 +262,7 @@ TEST(CudaNarumiNonbondedForce, LargeBoxIsBitwiseReproducibleWithEitherExactAccum
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBoxOfAtoms(20000, 12);
     for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
-        Narumi* force = makeNarumiForce(water, periodicSettings(1.0));
-        force->setAccumulationMethod(accumulation);
-        auto system = makeSystem(water, {force});
+        auto system = periodicSystemWith(water, accumulation);
         VerletIntegrator integrator1(0.001), integrator2(0.001);
         Context context1(*system, integrator1, Platform::getPlatformByName("CUDA"));
         Context context2(*system, integrator2, Platform::getPlatformByName("CUDA"));
@@ -313,6 +318,32 @@ TEST(CudaNarumiNonbondedForce, MovingAtomsBetweenSortsMatchReference) {
 }
 
 /**
+ * Two CUDA Contexts of one System: one that prints its stage report when deleted (NARUMI_PROFILE_STAGES), and one
+ * made with a measurement switch variable=value.
+ */
+struct ProfiledAndSwitchedContexts {
+    VerletIntegrator profiledIntegrator{0.001}, switchedIntegrator{0.001};
+    unique_ptr<Context> profiled, switched;
+    ProfiledAndSwitchedContexts(const System& system, const char* variable, const char* value) {
+        setenv("NARUMI_PROFILE_STAGES", "1", 1);
+        profiled = make_unique<Context>(system, profiledIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_PROFILE_STAGES");
+        setenv(variable, value, 1);
+        switched = make_unique<Context>(system, switchedIntegrator, Platform::getPlatformByName("CUDA"));
+        unsetenv(variable);
+    }
+    /** Deletes the profiled Context; the per-evaluation value of the named counter of its report (NaN if missing). */
+    double profiledCounter(const string& name) {
+        ::testing::internal::CaptureStderr();
+        profiled.reset();
+        string report = ::testing::internal::GetCapturedStderr();
+        size_t at = report.find(name + " ");
+        EXPECT_NE(at, string::npos) << report;
+        return at == string::npos ? nan("") : atof(report.c_str() + at + name.size() + 1);
+    }
+};
+
+/**
  * The neighbour list is kept over evaluations until an atom has moved half its skin.  A Context that keeps it must give
  * the same bits as one that rebuilds it at every evaluation (NARUMI_LIST_SKIN=0) on the same sequence of positions:
  * the fixed-point sums do not depend on which tiles hold a pair, so any pair the kept list missed would show.  The
@@ -326,13 +357,9 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
     for (const Box& box : {cubicBox(4.0), octahedron}) {
         TestSystem water = waterBox(box, 41);
         auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-        VerletIntegrator keptIntegrator(0.001), rebuiltIntegrator(0.001);
-        setenv("NARUMI_PROFILE_STAGES", "1", 1);
-        auto kept = make_unique<Context>(*system, keptIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_PROFILE_STAGES");
-        setenv("NARUMI_LIST_SKIN", "0", 1);
-        Context rebuilt(*system, rebuiltIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_LIST_SKIN");
+        ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+        Context& kept = *contexts.profiled;
+        Context& rebuilt = *contexts.switched;
         mt19937 random(42);
         normal_distribution<double> step(0.0, 0.006);
         vector<Vec3> positions = water.positions;
@@ -340,23 +367,18 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
         for (int evaluation = 0; evaluation < 30; evaluation++) {
             for (Vec3& p : positions)
                 p += Vec3(step(random), step(random), step(random));
-            kept->setPositions(positions);
+            kept.setPositions(positions);
             rebuilt.setPositions(positions);
-            EnergyAndForces fromKeptList = energyAndForces(*kept), fromNewList = energyAndForces(rebuilt);
+            EnergyAndForces fromKeptList = energyAndForces(kept), fromNewList = energyAndForces(rebuilt);
             for (int i = 0; i < water.size(); i++)
                 for (int c = 0; c < 3; c++)
                     differences += (fromKeptList.forces[i][c] != fromNewList.forces[i][c]);
             EXPECT_EQ(fromKeptList.energy, fromNewList.energy) << "evaluation " << evaluation;
         }
         EXPECT_EQ(differences, 0);
-        ::testing::internal::CaptureStderr();
-        kept.reset();
-        string report = ::testing::internal::GetCapturedStderr();
-        size_t at = report.find("list builds ");
-        ASSERT_NE(at, string::npos) << report;
-        double buildsPerEvaluation = atof(report.c_str() + at + strlen("list builds "));
-        EXPECT_LT(buildsPerEvaluation, 0.7) << report;
-        EXPECT_GT(buildsPerEvaluation, 0.0) << report;
+        double buildsPerEvaluation = contexts.profiledCounter("list builds");
+        EXPECT_LT(buildsPerEvaluation, 0.7);
+        EXPECT_GT(buildsPerEvaluation, 0.0);
     }
 }
 
@@ -401,65 +423,52 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
  * computeTiles hands a long tile list out to its warps in chunks (the default) or in one fixed run per warp
  * (NARUMI_TILE_CHUNKS=0, the switch for measurements).  Narumi's and FixedPoint64's sums are exact, so both must give
  * the same bits, with and without the energy.  The box (200k atoms) is long enough for chunks on GPUs of up to about
- * 300 multiprocessors, and the stage report must show that every evaluation was chunked; a bad setting is an error.
+ * 300 multiprocessors, and the stage report must show that every evaluation was chunked.
  */
 TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBoxOfAtoms(200000, 81);
     for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
-        Narumi* force = makeNarumiForce(water, periodicSettings(1.0));
-        force->setAccumulationMethod(accumulation);
-        auto system = makeSystem(water, {force});
-        VerletIntegrator chunkedIntegrator(0.001), fixedIntegrator(0.001);
-        setenv("NARUMI_PROFILE_STAGES", "1", 1);
-        auto chunked = make_unique<Context>(*system, chunkedIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_PROFILE_STAGES");
-        setenv("NARUMI_TILE_CHUNKS", "0", 1);
-        Context fixed(*system, fixedIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_TILE_CHUNKS");
-        chunked->setPositions(water.positions);
+        auto system = periodicSystemWith(water, accumulation);
+        ProfiledAndSwitchedContexts contexts(*system, "NARUMI_TILE_CHUNKS", "0");
+        Context& chunked = *contexts.profiled;
+        Context& fixed = *contexts.switched;
+        chunked.setPositions(water.positions);
         fixed.setPositions(water.positions);
-        EnergyAndForces fromChunks = energyAndForces(*chunked), fromRuns = energyAndForces(fixed);
+        EnergyAndForces fromChunks = energyAndForces(chunked), fromRuns = energyAndForces(fixed);
         EXPECT_EQ(fromChunks.energy, fromRuns.energy) << "accumulation " << accumulation;
-        vector<Vec3> forcesOnlyChunks = chunked->getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
+        vector<Vec3> forcesOnlyChunks = chunked.getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
         int differences = 0;
         for (int i = 0; i < water.size(); i++)
             for (int c = 0; c < 3; c++)
                 differences += (fromChunks.forces[i][c] != fromRuns.forces[i][c]) + (forcesOnlyChunks[i][c] != forcesOnlyRuns[i][c]) +
                                (forcesOnlyChunks[i][c] != fromChunks.forces[i][c]);
         EXPECT_EQ(differences, 0) << "accumulation " << accumulation;
-        ::testing::internal::CaptureStderr();
-        chunked.reset();
-        string report = ::testing::internal::GetCapturedStderr();
-        size_t at = report.find("tiles in chunks ");
-        ASSERT_NE(at, string::npos) << report;
-        EXPECT_EQ(atof(report.c_str() + at + strlen("tiles in chunks ")), 1.0) << report;
+        EXPECT_EQ(contexts.profiledCounter("tiles in chunks"), 1.0) << "accumulation " << accumulation;
     }
-    TestSystem small = waterBox(cubicBox(3.0), 82);
-    auto system = makeSystem(small, {makeNarumiForce(small, periodicSettings(1.0))});
-    setenv("NARUMI_TILE_CHUNKS", "yes", 1);
-    VerletIntegrator integrator(0.001);
-    EXPECT_OPENMM_EXCEPTION_CONTAINING(Context(*system, integrator, Platform::getPlatformByName("CUDA")), "'yes'");
-    unsetenv("NARUMI_TILE_CHUNKS");
 }
 
-/** A bad NARUMI_LIST_SKIN (the skin switch of measurements and tests) is an error naming it, when the Context is made. */
-TEST(CudaNarumiNonbondedForce, BadListSkinSettingIsAClearError) {
+/** A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS) is an error naming it, when the Context is made. */
+TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(3.0), 61);
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-    for (const char* setting : {"abc", "-0.1", "2", "0.1nm"}) {
-        setenv("NARUMI_LIST_SKIN", setting, 1);
-        VerletIntegrator integrator(0.001);
-        try {
-            Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
-            ADD_FAILURE() << "NARUMI_LIST_SKIN=" << setting << " was accepted";
+    vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
+                                                               {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}}};
+    for (auto& [variable, settings] : switches)
+        for (const char* setting : settings) {
+            setenv(variable, setting, 1);
+            VerletIntegrator integrator(0.001);
+            try {
+                Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+                ADD_FAILURE() << variable << "=" << setting << " was accepted";
+            }
+            catch (const OpenMMException& error) {
+                EXPECT_NE(string(error.what()).find(string(variable) + " must"), string::npos) << error.what();
+                EXPECT_NE(string(error.what()).find(string("'") + setting + "'"), string::npos) << error.what();
+            }
+            unsetenv(variable);
         }
-        catch (const OpenMMException& error) {
-            EXPECT_NE(string(error.what()).find(string("'") + setting + "'"), string::npos) << error.what();
-        }
-        unsetenv("NARUMI_LIST_SKIN");
-    }
 }
 
 TEST(CudaNarumiNonbondedForce, NetForceIsExactlyZero) {
