@@ -1,7 +1,7 @@
 /**
- * The CUDA backend of RdfEngine: host side.  Per frame: gather the selected atoms' positions into page-locked memory,
- * upload them in one copy on a copy stream, and let CudaPairHistogram (RdfCudaHistogram.cu) wrap, sort and histogram
- * them on the compute stream.  Frames are pipelined: accumulate() returns once the frame is queued (the caller may
+ * The CUDA backend of RdfEngine: host side.  Per frame: gather the selected atoms' positions into page-locked memory
+ * (on the settings' cpuThreads), upload them in one copy on a copy stream, and let CudaPairHistogram
+ * (RdfCudaHistogram.cu) wrap, sort and histogram them on the compute stream.  Frames are pipelined: accumulate() returns once the frame is queued (the caller may
  * reuse its positions at once, they were copied), so the host gathers and uploads frame k+1 while the GPU counts
  * frame k; two staging slots bound how far the host runs ahead.  Reading, clearing or destroying the counts waits
  * for every queued frame, and an error of a queued frame is thrown there or by a later accumulate().
@@ -11,6 +11,7 @@
 #include "RdfEngine.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaEvent.h"
+#include "NarumiCommon/ThreadPool.h"
 #include <array>
 #include <memory>
 
@@ -20,15 +21,20 @@ using Common::checkCuda;
 
 namespace {
 
-/** Copies the selected atoms' coordinates, in selection order, to staging (3 values per atom). */
+/**
+ * Copies the selected atoms' coordinates, in selection order, to staging (3 values per atom), on threads: a frame's
+ * gather bounds how fast frames go through (24 MB a frame for a million atoms in double, 5 ms on one thread).
+ */
 template <class Real>
-void gatherSelected(const Real* positions, const std::vector<int>& selection, Real* staging) {
-    for (size_t k = 0; k < selection.size(); k++) {
-        const Real* p = positions + 3 * (size_t) selection[k];
-        staging[3 * k] = p[0];
-        staging[3 * k + 1] = p[1];
-        staging[3 * k + 2] = p[2];
-    }
+void gatherSelected(const Real* positions, const std::vector<int>& selection, Real* staging, int threads) {
+    Common::parallelChunks((long) selection.size(), HOST_CHUNK_ATOMS, threads, [&](long first, long last) {
+        for (long k = first; k < last; k++) {
+            const Real* p = positions + 3 * (size_t) selection[k];
+            staging[3 * k] = p[0];
+            staging[3 * k + 1] = p[1];
+            staging[3 * k + 2] = p[2];
+        }
+    });
 }
 
 class CudaBackend : public PairHistogramBackend {
@@ -132,8 +138,8 @@ private:
                         const Real* selected[2]) {
         size_t valuesA = 3 * problem_.selectionA.size(), valuesB = 3 * problem_.selectionB.size();
         Real* host = staging.resize(valuesA + valuesB);
-        gatherSelected(frame, problem_.selectionA, host);
-        gatherSelected(frame, problem_.selectionB, host + valuesA);
+        gatherSelected(frame, problem_.selectionA, host, problem_.settings.cpuThreads);
+        gatherSelected(frame, problem_.selectionB, host + valuesA, problem_.settings.cpuThreads);
         device.upload(host, valuesA + valuesB, copyStream_);
         selected[0] = device.data();
         selected[1] = device.data() + valuesA;

@@ -28,13 +28,19 @@ namespace OpenMMNarumi::Rdf {
 enum class Backend { Auto, CPU, CUDA };
 enum class Algorithm { Auto, AllPairs, CellList };
 
+/**
+ * Atoms per task of the host's passes over each frame's positions (the finite check, and the CUDA backend's gather
+ * into page-locked memory) on cpuThreads threads: a smaller selection is one task, run on the calling thread.
+ */
+constexpr long HOST_CHUNK_ATOMS = 1 << 15;
+
 struct RdfSettings {
     double rMin = 0.0;
     double rMax = 1.0;          // nm
     int bins = 200;
     Backend backend = Backend::Auto;
     Algorithm algorithm = Algorithm::Auto;
-    int cpuThreads = 0;         // 0: std::thread::hardware_concurrency()
+    int cpuThreads = 0;         // the CPU backend's threads, and the host's per frame (0: std::thread::hardware_concurrency())
     int cudaDevice = 0;
     std::vector<int> cudaDevices;   // two or more: frames spread over these devices (cudaDevice is then unused)
     // On several devices, a frame of at least this many pair tests is split between them (each counts a share of

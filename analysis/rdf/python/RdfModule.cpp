@@ -117,8 +117,9 @@ Accumulates g(r) between selection1 and selection2 (None: the same atoms) over f
 
 Arguments: numAtoms (atoms per frame), selection1, selection2=None (atom indices), rMax (nm), bins, rMin=0,
 exclusionGroups=None (one integer per atom: pairs in the same group are skipped), backend='auto'|'cpu'|'cuda',
-algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores), cudaDevice=0 (or a list of devices: frames are
-spread over them, the counts identical to one device's).
+algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores: the CPU backend's threads, and on CUDA those that
+check and gather each frame), cudaDevice=0 (or a list of devices: frames are spread over them, the counts identical to
+one device's).
 )doc")
         .def(py::init<int, const std::vector<int>&, std::optional<std::vector<int>>, double, int, double,
                       std::optional<std::vector<int>>, const std::string&, const std::string&, int,

@@ -5,6 +5,7 @@
 
 #include "RdfTestSystems.h"
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -263,6 +264,31 @@ TEST(RdfEngine, BadInputGivesAClearError) {
     auto negativeSplit = config;
     negativeSplit.splitFramePairs = -5;
     EXPECT_NE(messageOf([&] { RdfEngine bad(20, all, nullptr, negativeSplit); }).find("splitFramePairs = -5"), std::string::npos);
+}
+
+/**
+ * A frame large enough for the finite check to run in chunks on several threads (HOST_CHUNK_ATOMS): the error names
+ * the first bad atom of the selection, whichever thread meets a bad one first, and the frame is not counted.
+ */
+TEST(RdfEngine, NonFiniteAtomOfALargeFrameIsTheFirstInTheSelection) {
+    const int numAtoms = 5 * (int) OpenMMNarumi::Rdf::HOST_CHUNK_ATOMS;
+    System s = randomSystem(numAtoms, cube(12.0), 7);
+    std::vector<int> reversed = range(0, numAtoms);
+    std::reverse(reversed.begin(), reversed.end());
+    auto config = settings(0.9, 10, Backend::CPU, Algorithm::Auto);
+    config.cpuThreads = 4;
+    RdfEngine engine(numAtoms, reversed, nullptr, config);
+    std::vector<double> positions = s.positions;
+    for (int atom : {150000, 9000, 70001})
+        positions[3 * atom + 2] = std::numeric_limits<double>::infinity();
+    // In selection order (reversed) the first bad atom is 150000, in the first chunk; 9000 is in the last.
+    std::string error = messageOf([&] { engine.addFrame(positions.data(), s.box.data()); });
+    EXPECT_NE(error.find("atom 150000 is not finite (z = inf)"), std::string::npos) << error;
+    EXPECT_EQ(engine.numFrames(), 0);
+    positions[3 * 150000 + 2] = s.positions[3 * 150000 + 2];
+    positions[3 * 70001 + 2] = s.positions[3 * 70001 + 2];
+    error = messageOf([&] { engine.addFrame(positions.data(), s.box.data()); });
+    EXPECT_NE(error.find("atom 9000 is not finite"), std::string::npos) << error;
 }
 
 TEST(RdfEngine, TheLimitIsHalfTheShortestBrickSide) {
