@@ -420,31 +420,35 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
 }
 
 /**
- * computeTiles hands a long tile list out to its warps in chunks (the default) or in one fixed run per warp
- * (NARUMI_TILE_CHUNKS=0, the switch for measurements).  Narumi's and FixedPoint64's sums are exact, so both must give
- * the same bits, with and without the energy.  The box (200k atoms) is long enough for chunks on GPUs of up to about
- * 300 multiprocessors, and the stage report must show that every evaluation was chunked.
+ * computeTiles hands the tile list out to its warps in chunks (the default: of 4 tiles for a long list, of one for a
+ * short one) or in one fixed run per warp (NARUMI_TILE_CHUNKS=0, the switch for measurements).  Narumi's and
+ * FixedPoint64's sums are exact, so both must give the same bits, with and without the energy, on a box whose list is
+ * long enough for chunks of 4 on GPUs of up to about 300 multiprocessors (200k atoms) and on one whose list is short
+ * (20k atoms); the stage report must show that every evaluation was chunked.
  */
 TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
     SKIP_WITHOUT_CUDA();
-    TestSystem water = waterBoxOfAtoms(200000, 81);
-    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
-        auto system = periodicSystemWith(water, accumulation);
-        ProfiledAndSwitchedContexts contexts(*system, "NARUMI_TILE_CHUNKS", "0");
-        Context& chunked = *contexts.profiled;
-        Context& fixed = *contexts.switched;
-        chunked.setPositions(water.positions);
-        fixed.setPositions(water.positions);
-        EnergyAndForces fromChunks = energyAndForces(chunked), fromRuns = energyAndForces(fixed);
-        EXPECT_EQ(fromChunks.energy, fromRuns.energy) << "accumulation " << accumulation;
-        vector<Vec3> forcesOnlyChunks = chunked.getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
-        int differences = 0;
-        for (int i = 0; i < water.size(); i++)
-            for (int c = 0; c < 3; c++)
-                differences += (fromChunks.forces[i][c] != fromRuns.forces[i][c]) + (forcesOnlyChunks[i][c] != forcesOnlyRuns[i][c]) +
-                               (forcesOnlyChunks[i][c] != fromChunks.forces[i][c]);
-        EXPECT_EQ(differences, 0) << "accumulation " << accumulation;
-        EXPECT_EQ(contexts.profiledCounter("tiles in chunks"), 1.0) << "accumulation " << accumulation;
+    for (int atoms : {200000, 20000}) {
+        TestSystem water = waterBoxOfAtoms(atoms, 81);
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+            auto system = periodicSystemWith(water, accumulation);
+            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_TILE_CHUNKS", "0");
+            Context& chunked = *contexts.profiled;
+            Context& fixed = *contexts.switched;
+            chunked.setPositions(water.positions);
+            fixed.setPositions(water.positions);
+            string context = to_string(water.size()) + " atoms, accumulation " + to_string(accumulation);
+            EnergyAndForces fromChunks = energyAndForces(chunked), fromRuns = energyAndForces(fixed);
+            EXPECT_EQ(fromChunks.energy, fromRuns.energy) << context;
+            vector<Vec3> forcesOnlyChunks = chunked.getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
+            int differences = 0;
+            for (int i = 0; i < water.size(); i++)
+                for (int c = 0; c < 3; c++)
+                    differences += (fromChunks.forces[i][c] != fromRuns.forces[i][c]) + (forcesOnlyChunks[i][c] != forcesOnlyRuns[i][c]) +
+                                   (forcesOnlyChunks[i][c] != fromChunks.forces[i][c]);
+            EXPECT_EQ(differences, 0) << context;
+            EXPECT_EQ(contexts.profiledCounter("tiles in chunks"), 1.0) << context;
+        }
     }
 }
 

@@ -252,19 +252,20 @@ __device__ void accumulateTileRun(const NarumiNonbondedData& d, int begin, int e
     atom.flush(d);
 }
 
-/** Tiles a warp takes at a time from a list long enough for chunks (below), and what is long enough per warp. */
-constexpr int TILES_PER_CHUNK = 4;
-constexpr int TILES_PER_WARP_FOR_CHUNKS = 16;
+/** Tiles a warp takes at a time from a long list (at least TILES_PER_WARP_FOR_LONG_CHUNKS per warp), else one. */
+constexpr int TILES_PER_LONG_CHUNK = 4;
+constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
 
 /**
- * With the exact sums (Narumi, FixedPoint64) and a list of at least TILES_PER_WARP_FOR_CHUNKS tiles per warp, the warps
- * take the list in chunks of TILES_PER_CHUNK consecutive tiles, the next free chunk each (a counter in the status
- * words, cleared by finishEnergy): tiles differ in cost, and a fixed share per warp left the kernel waiting for the
- * slowest (15-17% of computeTiles at 98k-394k atoms).  A shorter list, where chunks would leave warps idle, and the
- * floating-point methods, whose sums depend on their order (the accuracy study compares them run for run), give each
- * warp one contiguous run fixed in advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share
- * out the blocks the list had no room for (none once the host has grown it: no launch of their own).  One copy per
- * Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ * With the exact sums (Narumi, FixedPoint64) the warps take the list in chunks of consecutive tiles, the next free
+ * chunk each (a counter in the status words, cleared by finishEnergy): tiles differ in cost, and a fixed share per
+ * warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on DHFR).  A long list
+ * goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of its block; a shorter
+ * one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point methods, whose sums
+ * depend on their order (the accuracy study compares them run for run), give each warp one contiguous run fixed in
+ * advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share out the blocks the list had no
+ * room for (none once the host has grown it: no launch of their own).  One copy per Coulomb form and switching
+ * (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
 __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
@@ -278,8 +279,9 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     Accumulator energy;
     energy.zero();
     int errors = 0;
-    if (Accumulator::exact && d.tileChunks && numTiles >= TILES_PER_WARP_FOR_CHUNKS * numWarps) {
-        int numChunks = (numTiles + TILES_PER_CHUNK - 1) / TILES_PER_CHUNK;
+    if (Accumulator::exact && d.tileChunks) {
+        const int tilesPerChunk = numTiles >= TILES_PER_WARP_FOR_LONG_CHUNKS * numWarps ? TILES_PER_LONG_CHUNK : 1;
+        int numChunks = (numTiles + tilesPerChunk - 1) / tilesPerChunk;
         bool tookAny = false;
         while (true) {
             int chunk = 0;
@@ -289,8 +291,8 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
             if (chunk >= numChunks)
                 break;
             tookAny = true;
-            int begin = firstTile + chunk * TILES_PER_CHUNK;
-            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, min(begin + TILES_PER_CHUNK, firstTile + numTiles), atom,
+            int begin = firstTile + chunk * tilesPerChunk;
+            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH>(d, begin, min(begin + tilesPerChunk, firstTile + numTiles), atom,
                                                                            energy, stages[warpInBlock], errors);
         }
         if (!tookAny && warp >= numOverflowBlocks)
