@@ -82,10 +82,12 @@ private:
     void noteSearchCounters(const NarumiStatusWords& words);
     /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
     void printSearchReport();
-    /** NARUMI_PROFILE_STAGES set (and not 0): time every stage, print the times when the Context is deleted. */
-    static bool profileStagesFromEnvironment();
-    /** Whether computeTiles may hand out a long list in chunks: yes, unless NARUMI_TILE_CHUNKS=0 (measurements). */
-    static bool tileChunksFromEnvironment();
+    /**
+     * A measurement switch, read when a Context is created: unset or empty gives defaultValue, else it must be 0 or 1
+     * (anything else is an OpenMMException naming it).  NARUMI_PROFILE_STAGES (off): time every stage, print the times
+     * when the Context is deleted; NARUMI_TILE_CHUNKS (on): computeTiles hands its list out in chunks.
+     */
+    static bool switchFromEnvironment(const char* variable, bool defaultValue);
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
     static double listSkinFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);

@@ -206,7 +206,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // buffer, as OpenMM and GROMACS keep theirs); the block test runs on float bounding boxes, so a small margin keeps
     // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
     skin = listSkinFromEnvironment();
-    data.tileChunks = tileChunksFromEnvironment() ? 1 : 0;
+    data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", true) ? 1 : 0;
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
@@ -308,7 +308,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     info = new ForceInfo(force);
     cu.addForce(info);
     cu.addReorderListener(new ReorderListener(resortRequested));
-    if (profileStagesFromEnvironment())
+    if (switchFromEnvironment("NARUMI_PROFILE_STAGES", false))
         stageTimer = make_unique<Common::StageTimer>();
 }
 
@@ -522,20 +522,14 @@ void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWo
             "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
 }
 
-bool CudaCalcNarumiNonbondedForceKernel::profileStagesFromEnvironment() {
-    const char* setting = getenv("NARUMI_PROFILE_STAGES");
-    return setting != nullptr && setting[0] != '\0' && setting[0] != '0';
-}
-
-bool CudaCalcNarumiNonbondedForceKernel::tileChunksFromEnvironment() {
-    // NARUMI_TILE_CHUNKS=0 gives each warp of computeTiles a fixed run of the list, for measurements; read when a
-    // Context is created.  The forces do not depend on it.
-    const char* setting = getenv("NARUMI_TILE_CHUNKS");
-    if (setting == nullptr || setting[0] == '\0' || string(setting) == "1")
-        return true;
-    if (string(setting) == "0")
-        return false;
-    throw OpenMMException(string("NarumiNonbondedForce: NARUMI_TILE_CHUNKS must be 0 or 1, not '") + setting + "'");
+bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* variable, bool defaultValue) {
+    // The forces do not depend on these switches (with the exact sums); they are for measurements and tests.
+    const char* setting = getenv(variable);
+    if (setting == nullptr || setting[0] == '\0')
+        return defaultValue;
+    if (string(setting) == "0" || string(setting) == "1")
+        return setting[0] == '1';
+    throw OpenMMException(string("NarumiNonbondedForce: ") + variable + " must be 0 or 1, not '" + setting + "'");
 }
 
 double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {

@@ -452,13 +452,17 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
     }
 }
 
-/** A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS) is an error naming it, when the Context is made. */
+/**
+ * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_PROFILE_STAGES) is an error naming it, when
+ * the Context is made.
+ */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(3.0), 61);
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
     vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
-                                                               {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}}};
+                                                               {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
+                                                               {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)
         for (const char* setting : settings) {
             setenv(variable, setting, 1);
