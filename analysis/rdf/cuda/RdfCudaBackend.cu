@@ -1,10 +1,11 @@
 /**
  * The CUDA backend of RdfEngine: host side.  Per frame: gather the selected atoms' positions into page-locked memory
  * (on the settings' cpuThreads), upload them in one copy on a copy stream, and let CudaPairHistogram
- * (RdfCudaHistogram.cu) wrap, sort and histogram them on the compute stream.  Frames are pipelined: accumulate() returns once the frame is queued (the caller may
- * reuse its positions at once, they were copied), so the host gathers and uploads frame k+1 while the GPU counts
- * frame k; two staging slots bound how far the host runs ahead.  Reading, clearing or destroying the counts waits
- * for every queued frame, and an error of a queued frame is thrown there or by a later accumulate().
+ * (RdfCudaHistogram.cu) wrap, sort and histogram them on the compute stream.  Frames are pipelined: accumulate()
+ * returns once the frame is queued (the caller may reuse its positions at once, they were copied), so the host
+ * gathers and uploads frame k+1 while the GPU counts frame k; two staging slots bound how far the host runs ahead.
+ * Reading, clearing or destroying the counts waits for every queued frame, and an error of a queued frame is thrown
+ * there or by a later accumulate().
  */
 
 #include "RdfCudaHistogram.h"

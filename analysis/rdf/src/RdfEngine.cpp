@@ -41,8 +41,8 @@ std::vector<int> validatedSelection(const std::vector<int>& selection, int numAt
 
 template <class Real>
 void checkFinite(const Real* positions, const std::vector<int>& selection, int threads) {
-    // Every value of a frame is read: on threads, for a million atoms take milliseconds on one.  The error names the
-    // first bad atom of the selection, whichever thread finds one first.
+    // Every value of a frame is read, on threads (a million atoms take milliseconds on one).  The error names the
+    // first bad atom of the selection, whichever thread finds a bad one first.
     const long none = std::numeric_limits<long>::max();
     std::atomic<long> firstBad(none);
     Common::parallelChunks((long) selection.size(), HOST_CHUNK_ATOMS, threads, [&](long first, long last) {
