@@ -173,7 +173,7 @@ struct NarumiNonbondedData {
     // The blocks whose tiles the neighbour list holds: a range around the share, so that on several devices each
     // searches about its own share (the host rebuilds the list when its share leaves this range).
     int listBlockBegin, listBlockEnd;
-    // computeTiles' warps may take a long list in chunks (computeTiles.cu); 0: one run each, fixed in advance.
+    // computeTiles' warps take the list in chunks with the exact sums (computeTiles.cu); 0: one run each, fixed in advance.
     int tileChunks;
 };
 

@@ -13,8 +13,9 @@
  *                     a tile in I's segment of the list; its last thread block scans the counts into the tiles'
  *                     numbers   [findNeighbors.cu]
  *   computeTiles      all pairs of the listed tiles of this device's share of the blocks, NO exclusion test, the
- *                     warps taking a long list in chunks of consecutive tiles (else one fixed run each), then the
- *                     blocks whose tiles did not fit into the list (none once the host has grown it)
+ *                     warps taking the list in chunks (of 4 tiles from a long list, single tiles from a short one;
+ *                     one fixed run each for the floating-point methods), then the blocks whose tiles did not fit
+ *                     into the list (none once the host has grown it)
  *                     [computeTiles.cu, which also explains how each pair is computed once]
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
  *                     then add the exception's own interaction   [correctExceptions.cu]

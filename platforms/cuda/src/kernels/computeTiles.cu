@@ -1,10 +1,10 @@
 /**
  * The pairs: computeTiles computes all pairs of the listed tiles of this device's blocks, with NO exclusion test
- * (correctExceptions.cu takes the excluded pairs out afterwards), one warp per contiguous run of tiles, and then the
- * blocks whose tiles did not fit into the list (none once the host has grown it).
+ * (correctExceptions.cu takes the excluded pairs out afterwards), each warp taking runs of consecutive tiles (see the
+ * kernel), and then the blocks whose tiles did not fit into the list (none once the host has grown it).
  *
  * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
- * registers for a whole run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
+ * registers for a run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
  * their partners in rotation, so that no two touch the same one; they are merged into OpenMM's buffer once per tile.
  * (Passing the partners' (hi, lo) pairs round the warp by shuffles instead was slower.)  The pairs inside a block are
  * computed from both sides.
