@@ -14,7 +14,8 @@ at 4 fs with hydrogen mass 1.5 amu ('4fs-hmr') and at 2 fs without ('2fs').  Sys
 Systems whose PDB is absent from --data-dir are skipped with a message.  Each start is minimized and relaxed for 1 ps
 at 1 fs with OpenMM's force.  For each system, timestep and precision the two forces run from the same positions and
 velocities, --repeats times in turn; a row gives the median ns/day of each and their ratio (> 1: Narumi faster),
-and the spread of the ratio over the repeats.  Then NarumiNonbondedForce runs --profile-steps steps with
+and the spread of the ratio over the repeats (with --list-skins or --settings, one row per setting of the plugin's
+measurement switches, each with its own ratio to the same OpenMM runs).  Then NarumiNonbondedForce runs --profile-steps steps with
 NARUMI_PROFILE_STAGES=1 and the stage times and neighbour-search counters of that run are printed under the table.
 """
 import argparse
@@ -138,14 +139,17 @@ def ns_per_day(context, integrator, seconds):
 
 
 @contextlib.contextmanager
-def list_skin(skin):
-    """NARUMI_LIST_SKIN for the Contexts created inside the block (None: the plugin's default)."""
-    if skin is not None:
-        os.environ["NARUMI_LIST_SKIN"] = str(skin)
+def narumi_setting(setting):
+    """The plugin's measurement switch "VARIABLE=VALUE" for the Contexts created inside the block (None: defaults)."""
+    variable = None
+    if setting is not None:
+        variable, value = setting.split("=", 1)
+        os.environ[variable] = value
     try:
         yield
     finally:
-        os.environ.pop("NARUMI_LIST_SKIN", None)
+        if variable is not None:
+            os.environ.pop(variable, None)
 
 
 @contextlib.contextmanager
@@ -208,17 +212,26 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per run (default 3)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each force per row, in turn (default 1)")
     parser.add_argument("--profile-steps", type=int, default=200, help="steps of the profiled run (0: none)")
-    parser.add_argument("--list-skins", nargs="*", type=float, default=[None],
+    parser.add_argument("--list-skins", nargs="*", type=float, default=[],
                         help="run NarumiNonbondedForce with each of these neighbour-list skins in nm (NARUMI_LIST_SKIN; "
                              "default: the plugin's own choice)")
+    parser.add_argument("--settings", nargs="*", default=[],
+                        help="run NarumiNonbondedForce with each of these measurement switches, VARIABLE=VALUE (e.g. "
+                             "NARUMI_SIDE_STREAMS=0), and with 'default'; after any --list-skins")
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()
     if args.repeats < 1 or args.seconds <= 0 or args.profile_steps < 0:
         parser.error("--repeats must be >= 1, --seconds > 0 and --profile-steps >= 0")
+    for setting in args.settings:
+        if setting != "default" and not re.fullmatch(r"NARUMI_[A-Z_]+=\S*", setting):
+            parser.error(f"--settings takes VARIABLE=VALUE or 'default', not '{setting}'")
     if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
     names = SYSTEMS if "all" in args.systems else args.systems
+    # Each Narumi run's switch (None: the plugin's defaults); several make a column of the table.
+    variants = [f"NARUMI_LIST_SKIN={skin:g}" for skin in args.list_skins] + [None if s == "default" else s for s in args.settings]
+    variants = variants or [None]
 
     rows, profiles = [], []
     for key in names:
@@ -234,24 +247,25 @@ def main():
             systems = {"OpenMM": create_system(topology, hydrogen_mass), "Narumi": create_system(topology, hydrogen_mass)}
             openmmnarumi.replaceNonbondedForces(systems["Narumi"])
             for precision in args.precisions:
-                speeds = {"OpenMM": [], **{skin: [] for skin in args.list_skins}}
+                labels = ["OpenMM"] + variants
+                speeds = [[] for _ in labels]
                 for repeat in range(args.repeats):
-                    for label in speeds:
-                        force = "OpenMM" if label == "OpenMM" else "Narumi"
-                        with list_skin(None if label == "OpenMM" else label):
+                    for k, label in enumerate(labels):
+                        force = "OpenMM" if k == 0 else "Narumi"
+                        with narumi_setting(None if k == 0 else label):
                             context, integrator = make_context(systems[force], start, box, precision, step_fs, 2 + repeat)
                         speed, steps = ns_per_day(context, integrator, args.seconds)
-                        speeds[label].append(speed)
-                        skin = "" if label in ("OpenMM", None) else f" skin {label:g}"
-                        print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {force:6s}{skin} {speed:9.1f} ns/day "
+                        speeds[k].append(speed)
+                        setting = "" if k == 0 or label is None else f" {label}"
+                        print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {force:6s}{setting} {speed:9.1f} ns/day "
                               f"({steps} steps)", flush=True)
                         del context, integrator
-                for skin in args.list_skins:
-                    ratios = [n / o for n, o in zip(speeds[skin], speeds["OpenMM"])]
-                    rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision, "skin": skin,
-                                 "openmm": statistics.median(speeds["OpenMM"]), "narumi": statistics.median(speeds[skin]),
+                for k, label in enumerate(variants, start=1):
+                    ratios = [n / o for n, o in zip(speeds[k], speeds[0])]
+                    rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision, "setting": label,
+                                 "openmm": statistics.median(speeds[0]), "narumi": statistics.median(speeds[k]),
                                  "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
-                                 "openmm_runs": speeds["OpenMM"], "narumi_runs": speeds[skin]})
+                                 "openmm_runs": speeds[0], "narumi_runs": speeds[k]})
             if args.profile_steps:
                 stages, counters = profile_stages(systems["Narumi"], start, box, args.precisions[0], step_fs, args.profile_steps)
                 profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
@@ -262,11 +276,12 @@ def main():
              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
              "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    skins = args.list_skins != [None]
-    if skins:
-        lines[2] = lines[2].replace("| precision |", "| precision | skin (nm) |")
+    settings = variants != [None]
+    if settings:
+        lines[2] = lines[2].replace("| precision |", "| precision | setting |")
         lines[3] += " --- |"
-    lines += [f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | " + (f"{r['skin']:g} | " if skins else "") +
+    lines += [f"| {r['system']} | {r['atoms']} | {r['timestep']} | {r['precision']} | " +
+              (f"{r['setting'] or 'default'} | " if settings else "") +
               f"{r['openmm']:.1f} | {r['narumi']:.1f} | "
               f"{r['ratio']:.2f} | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} |" for r in rows]
     if profiles:

@@ -1,9 +1,10 @@
-/** cudaDeviceCount, checkCudaDevice, resolveCudaDevices and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
+/** cudaDeviceCount, checkCudaDevice, selectCudaDevice, resolveCudaDevices and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
  *  the same file. */
 
 #include "NarumiCommon/CudaAvailability.h"
 #include <stdexcept>
 #if NARUMI_HAVE_CUDA
+#include "NarumiCommon/CudaError.h"
 #include <cuda_runtime_api.h>
 #endif
 
@@ -27,6 +28,14 @@ void checkCudaDevice(int device) {
     if (device < 0 || device >= count)
         throw std::invalid_argument("cudaDevice = " + std::to_string(device) + " does not exist (" +
                                     std::to_string(count) + " CUDA devices)");
+}
+
+int selectCudaDevice(int device) {
+    checkCudaDevice(device);  // no device exists in a build without CUDA: nothing below runs there
+#if NARUMI_HAVE_CUDA
+    checkCuda(cudaSetDevice(device), "cudaSetDevice");
+#endif
+    return device;
 }
 
 void resolveCudaDevices(int& device, std::vector<int>& devices) {

@@ -12,6 +12,7 @@
 #include "SurfacePotential.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/CudaStream.h"
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/StageTimer.h"
 
@@ -193,16 +194,12 @@ struct DeviceLevel {
 
 class CudaBackend : public SurfacePotentialBackend {
 public:
-    explicit CudaBackend(int device) : device_(device) {
-        Common::checkCudaDevice(device);
-        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-        checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    explicit CudaBackend(int device) : device_(Common::selectCudaDevice(device)) {
         checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");
         checkCuda(cudaDeviceGetAttribute(&sharedPerBlock_, cudaDevAttrMaxSharedMemoryPerBlock, device_), "cudaDeviceGetAttribute");
     }
     ~CudaBackend() override {
-        cudaSetDevice(device_);
-        cudaStreamDestroy(stream_);
+        cudaSetDevice(device_);  // the members' memory and stream are freed on it
     }
 
     std::string name() const override { return "cuda"; }
@@ -309,9 +306,9 @@ private:
         checkCuda(cudaGetLastError(), "hcpCoulombKernel launch");
     }
 
-    int device_;
+    int device_;  // made current before the stream below is made on it
     int numSMs_ = 0, sharedPerBlock_ = 0;
-    cudaStream_t stream_ = nullptr;
+    Common::CudaStream stream_;
     Common::StageTimer timer_;  // PotentialResult::deviceMilliseconds
     DeviceBuffer<float4> atoms_, points_;
     DeviceLevel residues_, chains_, complexes_;

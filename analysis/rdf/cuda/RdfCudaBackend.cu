@@ -12,6 +12,7 @@
 #include "RdfEngine.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/CudaEvent.h"
+#include "NarumiCommon/CudaStream.h"
 #include "NarumiCommon/ThreadPool.h"
 #include <array>
 #include <memory>
@@ -40,13 +41,9 @@ void gatherSelected(const Real* positions, const std::vector<int>& selection, Re
 
 class CudaBackend : public PairHistogramBackend {
 public:
-    explicit CudaBackend(const RdfProblem& problem) : problem_(problem), device_(problem.settings.cudaDevice) {
-        Common::checkCudaDevice(device_);
-        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+    explicit CudaBackend(const RdfProblem& problem) : problem_(problem), device_(Common::selectCudaDevice(problem.settings.cudaDevice)) {
         int numSMs = 1;
         checkCuda(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device_), "multiprocessor count");
-        checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-        checkCuda(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking), "cudaStreamCreate");
         for (FrameSlot& slot : slots_) {
             slot.uploaded = std::make_unique<Common::CudaEvent>();
             slot.consumed = std::make_unique<Common::CudaEvent>();
@@ -62,8 +59,6 @@ public:
         cudaSetDevice(device_);
         cudaStreamSynchronize(stream_);   // queued frames still read the slots' memory
         histogram_.reset();
-        cudaStreamDestroy(copyStream_);
-        cudaStreamDestroy(stream_);
     }
 
     std::string name() const override {
@@ -147,8 +142,8 @@ private:
     }
 
     RdfProblem problem_;
-    int device_ = 0;
-    cudaStream_t stream_ = nullptr, copyStream_ = nullptr;
+    int device_ = 0;  // made current before the streams below are made on it
+    Common::CudaStream stream_, copyStream_;
     std::unique_ptr<CudaPairHistogram> histogram_;
     std::array<FrameSlot, 2> slots_;
     size_t nextSlot_ = 0;

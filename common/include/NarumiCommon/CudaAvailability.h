@@ -29,6 +29,9 @@ int cudaDeviceCount();
 /** Throws std::invalid_argument naming `device` unless it is one of the cudaDeviceCount() devices. */
 void checkCudaDevice(int device);
 
+/** checkCudaDevice(device), then makes it the calling thread's current device (std::runtime_error if that fails). */
+int selectCudaDevice(int device);
+
 /**
  * An engine's device settings, checked and made canonical: std::invalid_argument naming a negative entry of
  * `devices`; a list of one device becomes `device` (the one-device engine), leaving `devices` empty.

@@ -6,6 +6,7 @@
  * src/kernels/), callable from plain C++.
  */
 
+#include "NarumiCommon/CudaEvent.h"
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiNonbondedTypes.h"
 #include <cuda_runtime_api.h>
@@ -27,17 +28,30 @@ inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
 size_t narumiSortStorageBytes(int numAtoms);
 
 /**
+ * A second stream for the exclusion pass, which needs only the gathered slots: it then runs beside the search and the
+ * pairs (filling the GPU while the small search kernels cannot), forked after the gather by mayStart and joined before
+ * the finish by done.  stream == nullptr: every stage on the evaluation's stream, in order (the stage timer needs that).
+ */
+struct NarumiExceptionsStream {
+    cudaStream_t stream = nullptr;
+    Common::CudaEvent* mayStart = nullptr;
+    Common::CudaEvent* done = nullptr;
+};
+
+/**
  * Queue one evaluation on stream: (sort), tiles, all pairs, exclusions afterwards, energy (into data.status: the host
  * reads it back).  posq holds double4 when posqIsDouble (OpenMM's double precision), else float4.  Only the pairs of
  * data's share are computed (all of them on one GPU); shareStarted and shareFinished (or nullptr) are recorded
  * before and after the stages that compute it, so that a multi-device Context can balance the shares.  resort
  * re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order is
- * kept, which affects only how compact the blocks are, never the result).  timer (profiling only, else nullptr)
- * gets one mark per stage and waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
+ * kept, which affects only how compact the blocks are, never the result).  exceptions: where the exclusion pass runs
+ * (above).  timer (profiling only, else nullptr; then exceptions.stream must be nullptr) gets one mark per stage and
+ * waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool resort, cudaStream_t stream, Common::StageTimer* timer = nullptr,
-                           cudaEvent_t shareStarted = nullptr, cudaEvent_t shareFinished = nullptr);
+                           bool resort, cudaStream_t stream, const NarumiExceptionsStream& exceptions = {},
+                           Common::StageTimer* timer = nullptr, cudaEvent_t shareStarted = nullptr,
+                           cudaEvent_t shareFinished = nullptr);
 
 } // namespace OpenMMNarumi
 

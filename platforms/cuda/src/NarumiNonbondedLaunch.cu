@@ -18,7 +18,8 @@
  *                     into the list (none once the host has grown it)
  *                     [computeTiles.cu, which also explains how each pair is computed once]
  *   correctExceptions "exclude afterwards": subtract exactly what computeTiles added for every exception pair,
- *                     then add the exception's own interaction   [correctExceptions.cu]
+ *                     then add the exception's own interaction   [correctExceptions.cu; on a second stream, when
+ *                     given one, from the gather on, beside the search and the pairs: the sums are integers]
  *   finish            merge float/double sums (methods A to E), the energy into the status words for the host
  *                     [finishSums.cu]
  *
@@ -30,6 +31,7 @@
 
 #include "NarumiNonbondedLaunch.h"
 #include "NarumiNonbondedStages.h"
+#include <stdexcept>
 
 namespace OpenMMNarumi {
 
@@ -44,8 +46,10 @@ inline void markStage(Common::StageTimer* timer, const char* name, cudaStream_t 
 } // namespace
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool resort, cudaStream_t stream, Common::StageTimer* timer, cudaEvent_t shareStarted,
-                           cudaEvent_t shareFinished) {
+                           bool resort, cudaStream_t stream, const NarumiExceptionsStream& exceptions, Common::StageTimer* timer,
+                           cudaEvent_t shareStarted, cudaEvent_t shareFinished) {
+    if (timer != nullptr && exceptions.stream != nullptr)
+        throw std::runtime_error("narumiLaunchNonbonded: the stage timer needs every stage on one stream");
     if (timer != nullptr)
         timer->start(stream);
     if (resort) {
@@ -54,6 +58,12 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
     }
     narumiGatherSlots(data, posqIsDouble, !resort, stream);
     markStage(timer, "gatherSlotsAndBounds", stream);
+    if (exceptions.stream != nullptr) {
+        exceptions.mayStart->record(stream);
+        exceptions.mayStart->makeWait(exceptions.stream);
+        narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, exceptions.stream);
+        exceptions.done->record(exceptions.stream);
+    }
     narumiFindCandidateBlocks(data, stream);
     markStage(timer, "findCandidateBlocks", stream);
     narumiFindNeighborTiles(data, stream);
@@ -62,8 +72,12 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
         Common::checkCuda(cudaEventRecord(shareStarted, stream), "recording the share's start");
     narumiComputeTiles(data, method, includeEnergy, stream);
     markStage(timer, "computeTiles", stream);
-    narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, stream);
-    markStage(timer, "correctExceptions", stream);
+    if (exceptions.stream != nullptr)
+        exceptions.done->makeWait(stream);
+    else {
+        narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, stream);
+        markStage(timer, "correctExceptions", stream);
+    }
     if (shareFinished != nullptr)
         Common::checkCuda(cudaEventRecord(shareFinished, stream), "recording the share's end");
     narumiFinishSums(data, method, includeEnergy, stream);

@@ -453,7 +453,8 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
 }
 
 /**
- * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_PROFILE_STAGES) is an error naming it, when
+ * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SIDE_STREAMS, NARUMI_PROFILE_STAGES) is an error
+ * naming it, when
  * the Context is made.
  */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
@@ -462,6 +463,7 @@ TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
     vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
                                                                {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
+                                                               {"NARUMI_SIDE_STREAMS", {"off", "no"}},
                                                                {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)
         for (const char* setting : settings) {
@@ -540,6 +542,60 @@ TEST(CudaNarumiNonbondedForce, OverlappingAtomsRaiseAnError) {
 }
 
 
+
+/**
+ * By default an evaluation runs on the kernel's own streams, beside OpenMM's bonded forces, its exclusion pass beside
+ * the search and the pairs; OpenMM's stream waits for it at the end of the force evaluation.  A missing wait would
+ * let the integrator (or the energy, or a parameter upload) run ahead of it.  Flexible water with bonds and angles
+ * (OpenMM's bonded kernel adds into the same force buffer meanwhile), 300 velocity Verlet steps with energies read
+ * and charges changed on the way: every position and energy must be bit for bit those of a Context that keeps the
+ * evaluation on OpenMM's stream (NARUMI_SIDE_STREAMS=0).
+ */
+TEST(CudaNarumiNonbondedForce, SideStreamsGiveTheBitsOfOpenMMsStream) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(6000, 17);
+    Narumi* narumi = makeNarumiForce(water, periodicSettings(1.0, 0.9));
+    auto system = makeSystem(water, {narumi});
+    auto bonds = new HarmonicBondForce();
+    for (const auto& bond : water.bonds)
+        bonds->addBond(bond.first, bond.second, 0.09572, 4.6e5);
+    system->addForce(bonds);
+    auto angles = new HarmonicAngleForce();
+    for (int o = 0; o < water.size(); o += 3)
+        angles->addAngle(o + 1, o, o + 2, 104.52 * M_PI / 180, 383.0);
+    system->addForce(angles);
+    for (int i = 0; i < water.size(); i++)
+        system->setParticleMass(i, i % 3 == 0 ? 16.0 : 4.0);
+    VerletIntegrator sideIntegrator(0.0005), serialIntegrator(0.0005);
+    Context side(*system, sideIntegrator, Platform::getPlatformByName("CUDA"));
+    setenv("NARUMI_SIDE_STREAMS", "0", 1);
+    Context serial(*system, serialIntegrator, Platform::getPlatformByName("CUDA"));
+    unsetenv("NARUMI_SIDE_STREAMS");
+    for (Context* context : {&side, &serial}) {
+        context->setPositions(water.positions);
+        context->setVelocitiesToTemperature(300.0, 3);
+    }
+    int differences = 0;
+    for (int block = 0; block < 6; block++) {
+        if (block == 3) {
+            for (int i = 0; i < water.size(); i++) {
+                double charge, sigma, epsilon;
+                narumi->getParticleParameters(i, charge, sigma, epsilon);
+                narumi->setParticleParameters(i, 0.9 * charge, sigma, epsilon);
+            }
+            narumi->updateParametersInContext(side);
+            narumi->updateParametersInContext(serial);
+        }
+        sideIntegrator.step(50);
+        serialIntegrator.step(50);
+        State fromSide = side.getState(State::Positions | State::Energy), fromSerial = serial.getState(State::Positions | State::Energy);
+        EXPECT_EQ(fromSide.getPotentialEnergy(), fromSerial.getPotentialEnergy()) << "after " << 50 * (block + 1) << " steps";
+        for (int i = 0; i < water.size(); i++)
+            for (int c = 0; c < 3; c++)
+                differences += (fromSide.getPositions()[i][c] != fromSerial.getPositions()[i][c]);
+    }
+    EXPECT_EQ(differences, 0);
+}
 
 TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
     SKIP_WITHOUT_CUDA();
