@@ -217,7 +217,7 @@ def main():
                              "default: the plugin's own choice)")
     parser.add_argument("--settings", nargs="*", default=[],
                         help="run NarumiNonbondedForce with each of these measurement switches, VARIABLE=VALUE (e.g. "
-                             "NARUMI_SIDE_STREAMS=0), and with 'default'; after any --list-skins")
+                             "NARUMI_EXCLUSION_STREAM=0), and with 'default'; after any --list-skins")
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()

@@ -23,8 +23,6 @@
 #                 pair and neighbour-search kernels of both in detail ($OUT/ncu_*)
 #   multigpu      benchmarks/multi_gpu_speed.py on the devices $NARUMI_TEST_DEVICES (default 0,1): one GPU against
 #                 several for both forces, bit identity, RDF and potential maps ($MULTIGPU_ARGS: its options)
-#   nsys          Nsight Systems on 400 DHFR steps of each force (benchmarks/step_timeline.py): per step, GPU busy
-#                 time, kernels, host time in CUDA calls, launch-to-start delay (NSYS_FORCES: "narumi openmm")
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
 # NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
 # the multi-device tests, C++ and Python.
@@ -170,22 +168,6 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
             done
         else
             echo "ncu not found: no kernel profile"
-        fi
-    fi
-    if wants nsys; then
-        nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -n 1 || true)
-        if [ -n "$nsys_bin" ]; then
-            for force in ${NSYS_FORCES:-narumi openmm}; do
-                echo "== nsys: a DHFR step's GPU and host time, $force (benchmarks/step_timeline.py)"
-                timeout 200 "$nsys_bin" profile -t cuda --capture-range=cudaProfilerApi --capture-range-end=stop \
-                    --export=sqlite -f true -o "$out/nsys_$force" \
-                    python3 benchmarks/step_timeline.py run --force $force --data-dir "$data_dir" --steps 400 \
-                    > "$out/nsys_$force.log" 2>&1 || echo "nsys on $force failed (see $out/nsys_$force.log)"
-                python3 benchmarks/step_timeline.py summarize "$out/nsys_$force.sqlite" --steps 400 || status=1
-                rm -f "$out/nsys_$force.nsys-rep"
-            done
-        else
-            echo "nsys not found: no timeline"
         fi
     fi
     if wants rdf; then

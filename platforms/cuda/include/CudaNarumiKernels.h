@@ -80,17 +80,6 @@ public:
 private:
     class ForceInfo;
     class ReorderListener;
-    class JoinPostComputation;
-    /**
-     * What the kernel shares with its post-computation, which OpenMM owns and which may outlive the kernel: the event
-     * that ends an evaluation queued on the kernel's own streams, and whether OpenMM's stream still has to wait for it.
-     */
-    struct SideStreamJoin {
-        Common::CudaEvent* evaluationDone = nullptr;   // the kernel's; null once the kernel is gone
-        bool pending = false;
-        /** Makes stream wait for the evaluation queued on the side streams, if one is not yet joined. */
-        void joinInto(cudaStream_t stream);
-    };
     /** Warn once (stderr) when the search counters show it listing more than it should; keep them for the report. */
     void noteSearchCounters(const NarumiStatusWords& words);
     /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
@@ -99,7 +88,7 @@ private:
      * A measurement switch, read when a Context is created: unset or empty gives defaultValue, else it must be 0 or 1
      * (anything else is an OpenMMException naming it).  NARUMI_PROFILE_STAGES (off): time every stage, print the times
      * when the Context is deleted; NARUMI_TILE_CHUNKS (on): computeTiles hands its list out in chunks;
-     * NARUMI_SIDE_STREAMS (on, ignored while profiling): each evaluation runs on the kernel's own streams.
+     * NARUMI_EXCLUSION_STREAM (on, ignored while profiling): the exclusion pass runs on a stream of its own.
      */
     static bool switchFromEnvironment(const char* variable, bool defaultValue);
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
@@ -155,13 +144,11 @@ private:
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only
     /**
-     * NARUMI_SIDE_STREAMS: an evaluation runs on evaluationStream (its exclusion pass on exceptionsStream, beside the
-     * search and the pairs), forked from OpenMM's stream when execute() queues it and joined back by a post-computation
-     * at the end of OpenMM's force evaluation, so that it runs beside OpenMM's bonded forces.  Null: OpenMM's stream.
+     * NARUMI_EXCLUSION_STREAM: the exclusion pass on exceptionsStream, beside the search and the pairs on OpenMM's
+     * stream (forked after the gather, joined before the finish: NarumiNonbondedLaunch.h).  Null: all on OpenMM's.
      */
-    std::unique_ptr<Common::CudaStream> evaluationStream, exceptionsStream;
-    std::unique_ptr<Common::CudaEvent> evaluationMayStart, evaluationDone, exceptionsMayStart, exceptionsDone;
-    std::shared_ptr<SideStreamJoin> join = std::make_shared<SideStreamJoin>();
+    std::unique_ptr<Common::CudaStream> exceptionsStream;
+    std::unique_ptr<Common::CudaEvent> exceptionsMayStart, exceptionsDone;
     double shareMilliseconds = 0;
     long long shareTimesRead = 0;
 };

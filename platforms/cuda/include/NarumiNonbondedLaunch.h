@@ -29,8 +29,9 @@ size_t narumiSortStorageBytes(int numAtoms);
 
 /**
  * A second stream for the exclusion pass, which needs only the gathered slots: it then runs beside the search and the
- * pairs (filling the GPU while the small search kernels cannot), forked after the gather by mayStart and joined before
- * the finish by done.  stream == nullptr: every stage on the evaluation's stream, in order (the stage timer needs that).
+ * pairs (filling the GPU while the small search kernels leave most of it idle), forked after the gather by mayStart and
+ * joined before the finish by done; the sums are integers, so the order does not matter.  stream == nullptr: every
+ * stage on the evaluation's stream, in order (the stage timer needs that).
  */
 struct NarumiExceptionsStream {
     cudaStream_t stream = nullptr;

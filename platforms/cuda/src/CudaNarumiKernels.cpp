@@ -119,48 +119,15 @@ private:
     shared_ptr<bool> resortRequested;
 };
 
-/**
- * At the end of OpenMM's force evaluation (after its bonded forces, before the virtual sites take their forces and the
- * integrator reads them), OpenMM's stream waits for the evaluation queued on the kernel's own streams.
- */
-class CudaCalcNarumiNonbondedForceKernel::JoinPostComputation : public ComputeContext::ForcePostComputation {
-public:
-    JoinPostComputation(CudaContext& cu, shared_ptr<SideStreamJoin> join) : cu(cu), join(std::move(join)) {
-    }
-    double computeForceAndEnergy(bool includeForces, bool includeEnergy, int groups) override {
-        try {
-            join->joinInto((cudaStream_t) cu.getCurrentStream());
-        }
-        catch (const std::runtime_error& error) {
-            throw asOpenMMException(error);
-        }
-        return 0.0;
-    }
-
-private:
-    CudaContext& cu;
-    shared_ptr<SideStreamJoin> join;
-};
-
-void CudaCalcNarumiNonbondedForceKernel::SideStreamJoin::joinInto(cudaStream_t stream) {
-    if (pending && evaluationDone != nullptr)
-        evaluationDone->makeWait(stream);
-    pending = false;
-}
-
 CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
     // The events and the pinned memory belong to OpenMM's context: free them while it is current.
     ContextSelector selector(cu);
-    // Nothing may still run on the kernel's own streams when its memory is freed (after this body).
-    for (auto& stream : {evaluationStream.get(), exceptionsStream.get()})
-        if (stream != nullptr)
-            cudaStreamSynchronize(*stream);
-    join->evaluationDone = nullptr;
-    join->pending = false;
-    evaluationStream.reset();
+    // Nothing may still run on the exclusion pass's stream when the memory it reads is freed (after this body).
+    if (exceptionsStream != nullptr)
+        cudaStreamSynchronize(*exceptionsStream);
     exceptionsStream.reset();
-    for (auto* event : {&evaluationMayStart, &evaluationDone, &exceptionsMayStart, &exceptionsDone})
-        event->reset();
+    exceptionsMayStart.reset();
+    exceptionsDone.reset();
     if (stageTimer != nullptr) {
         printSearchReport();
         stageTimer->printTotals(stderr, "NarumiNonbondedForce");
@@ -347,21 +314,18 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     info = new ForceInfo(force);
     cu.addForce(info);
     cu.addReorderListener(new ReorderListener(resortRequested));
-    bool sideStreams = switchFromEnvironment("NARUMI_SIDE_STREAMS", true);
+    bool exclusionStream = switchFromEnvironment("NARUMI_EXCLUSION_STREAM", true);
     if (switchFromEnvironment("NARUMI_PROFILE_STAGES", false))
-        stageTimer = make_unique<Common::StageTimer>();  // times the stages one after another, on OpenMM's stream
-    else if (sideStreams) {
+        stageTimer = make_unique<Common::StageTimer>();  // times the stages one after another, on one stream
+    else if (exclusionStream) {
         try {
-            evaluationStream = make_unique<Common::CudaStream>();
             exceptionsStream = make_unique<Common::CudaStream>();
-            for (auto* event : {&evaluationMayStart, &evaluationDone, &exceptionsMayStart, &exceptionsDone})
-                *event = make_unique<Common::CudaEvent>();
+            exceptionsMayStart = make_unique<Common::CudaEvent>();
+            exceptionsDone = make_unique<Common::CudaEvent>();
         }
         catch (const std::runtime_error& error) {
             throw asOpenMMException(error);
         }
-        join->evaluationDone = evaluationDone.get();
-        cu.addPostComputation(new JoinPostComputation(cu, join));
     }
 }
 
@@ -505,18 +469,11 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     data.atomIndex = (const int*) cu.getAtomIndexArray().getDevicePointer();
     data.sums.forceFixed = (unsigned long long*) cu.getLongForceBuffer().getDevicePointer();
     data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
-    cudaStream_t openmmStream = (cudaStream_t) cu.getCurrentStream();
-    CUstream stream = (CUstream) openmmStream;
+    CUstream stream = cu.getCurrentStream();
     try {
-        // Never two evaluations in flight: one whose post-computation did not run (an exception between) is joined here.
-        join->joinInto(openmmStream);
         NarumiExceptionsStream exceptions;
-        if (evaluationStream != nullptr) {
-            evaluationMayStart->record(openmmStream);
-            evaluationMayStart->makeWait(*evaluationStream);
-            stream = (CUstream) (cudaStream_t) *evaluationStream;
+        if (exceptionsStream != nullptr)
             exceptions = {*exceptionsStream, exceptionsMayStart.get(), exceptionsDone.get()};
-        }
         // The sort order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
         bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL || *resortRequested);
         *resortRequested = false;
@@ -532,10 +489,6 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
         checkDriver(cuEventRecord(statusReady, stream), "recording an event");
         statusPending = true;
-        if (evaluationStream != nullptr) {
-            evaluationDone->record(*evaluationStream);
-            join->pending = true;
-        }
     }
     catch (const std::runtime_error& error) {
         throw asOpenMMException(error);
@@ -631,13 +584,6 @@ void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& co
                               to_string(data.numAtoms) + " -> " + to_string(force.getNumParticles()) + ")");
     if (sortedExceptionPairs(force) != exceptionPairs)
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
-    try {
-        // The uploads go through OpenMM's stream: after an evaluation still on the kernel's own streams, if one is.
-        join->joinInto((cudaStream_t) cu.getCurrentStream());
-    }
-    catch (const std::runtime_error& error) {
-        throw asOpenMMException(error);
-    }
     uploadParameters(context.getSystem(), force);
     cu.invalidateMolecules(info);
 }

@@ -453,7 +453,7 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
 }
 
 /**
- * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SIDE_STREAMS, NARUMI_PROFILE_STAGES) is an error
+ * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_EXCLUSION_STREAM, NARUMI_PROFILE_STAGES) is an error
  * naming it, when
  * the Context is made.
  */
@@ -463,7 +463,7 @@ TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
     vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
                                                                {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
-                                                               {"NARUMI_SIDE_STREAMS", {"off", "no"}},
+                                                               {"NARUMI_EXCLUSION_STREAM", {"off", "no"}},
                                                                {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)
         for (const char* setting : settings) {
@@ -544,14 +544,13 @@ TEST(CudaNarumiNonbondedForce, OverlappingAtomsRaiseAnError) {
 
 
 /**
- * By default an evaluation runs on the kernel's own streams, beside OpenMM's bonded forces, its exclusion pass beside
- * the search and the pairs; OpenMM's stream waits for it at the end of the force evaluation.  A missing wait would
- * let the integrator (or the energy, or a parameter upload) run ahead of it.  Flexible water with bonds and angles
- * (OpenMM's bonded kernel adds into the same force buffer meanwhile), 300 velocity Verlet steps with energies read
- * and charges changed on the way: every position and energy must be bit for bit those of a Context that keeps the
- * evaluation on OpenMM's stream (NARUMI_SIDE_STREAMS=0).
+ * By default the exclusion pass runs on a stream of its own, beside the search and the pairs, and OpenMM's stream waits
+ * for it before the energy is read and the integrator takes the forces; a missing wait would let those run ahead of it.
+ * Flexible water with bonds and angles, 300 velocity Verlet steps with energies read and charges changed on the way:
+ * every position and energy must be bit for bit those of a Context that keeps the pass on OpenMM's stream
+ * (NARUMI_EXCLUSION_STREAM=0).
  */
-TEST(CudaNarumiNonbondedForce, SideStreamsGiveTheBitsOfOpenMMsStream) {
+TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStream) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBoxOfAtoms(6000, 17);
     Narumi* narumi = makeNarumiForce(water, periodicSettings(1.0, 0.9));
@@ -568,9 +567,9 @@ TEST(CudaNarumiNonbondedForce, SideStreamsGiveTheBitsOfOpenMMsStream) {
         system->setParticleMass(i, i % 3 == 0 ? 16.0 : 4.0);
     VerletIntegrator sideIntegrator(0.0005), serialIntegrator(0.0005);
     Context side(*system, sideIntegrator, Platform::getPlatformByName("CUDA"));
-    setenv("NARUMI_SIDE_STREAMS", "0", 1);
+    setenv("NARUMI_EXCLUSION_STREAM", "0", 1);
     Context serial(*system, serialIntegrator, Platform::getPlatformByName("CUDA"));
-    unsetenv("NARUMI_SIDE_STREAMS");
+    unsetenv("NARUMI_EXCLUSION_STREAM");
     for (Context* context : {&side, &serial}) {
         context->setPositions(water.positions);
         context->setVelocitiesToTemperature(300.0, 3);

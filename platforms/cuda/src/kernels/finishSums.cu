@@ -23,8 +23,8 @@ __global__ void mergeFloatingForces(NarumiNonbondedData d, int useDouble) {
                 d.sums.forceFloat[index] = 0.0f;
             if (!(fabs(value) < 2147483648.0))
                 atomicOr(d.sums.errorFlags, NARUMI_ERROR_TERM_RANGE);
-            else  // atomic: OpenMM's bonded forces may add to the buffer at the same time (side streams)
-                atomicAdd(&d.sums.forceFixed[index], (unsigned long long) __double2ll_rn(value * 4294967296.0));
+            else
+                d.sums.forceFixed[index] += (unsigned long long) __double2ll_rn(value * 4294967296.0);
         }
 }
 
