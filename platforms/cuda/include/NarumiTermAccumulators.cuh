@@ -408,20 +408,17 @@ template <int FRACTION_BITS, class Real>
 __device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Real>& x, FixedPointTermAccumulator<FRACTION_BITS, Real>& y,
                                     FixedPointTermAccumulator<FRACTION_BITS, Real>& z, long long& px, long long& py, long long& pz,
                                     typename NarumiVectors<Real>::V3 f, const NarumiGlobalSums&, int, int&) {
-    long long tx, ty, tz;
+    // Double terms: one branch for the pair, the rare large or NaN ones taking narumiRoundedTerm's per-component path.
+    bool magic = false;
     if constexpr (std::is_same<Real, double>::value) {
-        // One branch for the pair (the rare large or NaN terms take narumiRoundedTerm's per-component path).
         constexpr double limit = narumiMagicRoundingLimit<FRACTION_BITS>();
-        if (fabs(f.x) < limit && fabs(f.y) < limit && fabs(f.z) < limit) {
-            tx = narumiMagicRoundedTerm<FRACTION_BITS>(f.x);
-            ty = narumiMagicRoundedTerm<FRACTION_BITS>(f.y);
-            tz = narumiMagicRoundedTerm<FRACTION_BITS>(f.z);
-        }
-        else {
-            tx = narumiRoundedTerm<FRACTION_BITS>(f.x, x.errors);
-            ty = narumiRoundedTerm<FRACTION_BITS>(f.y, x.errors);
-            tz = narumiRoundedTerm<FRACTION_BITS>(f.z, x.errors);
-        }
+        magic = fabs(f.x) < limit && fabs(f.y) < limit && fabs(f.z) < limit;
+    }
+    long long tx, ty, tz;
+    if (magic) {
+        tx = narumiMagicRoundedTerm<FRACTION_BITS>(f.x);
+        ty = narumiMagicRoundedTerm<FRACTION_BITS>(f.y);
+        tz = narumiMagicRoundedTerm<FRACTION_BITS>(f.z);
     }
     else {
         tx = narumiRoundedTerm<FRACTION_BITS>(f.x, x.errors);
