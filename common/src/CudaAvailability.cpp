@@ -1,4 +1,4 @@
-/** cudaDeviceCount, checkCudaDevice, selectCudaDevice, resolveCudaDevices and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
+/** cudaDeviceCount, selectCudaDevice, resolveCudaDevices and the engines' "no CUDA" error (CudaAvailability.h); builds without CUDA compile
  *  the same file. */
 
 #include "NarumiCommon/CudaAvailability.h"
@@ -23,15 +23,11 @@ int cudaDeviceCount() {
 #endif
 }
 
-void checkCudaDevice(int device) {
-    int count = cudaDeviceCount();
+int selectCudaDevice(int device) {
+    int count = cudaDeviceCount();  // 0 in a build without CUDA: nothing below the check runs there
     if (device < 0 || device >= count)
         throw std::invalid_argument("cudaDevice = " + std::to_string(device) + " does not exist (" +
                                     std::to_string(count) + " CUDA devices)");
-}
-
-int selectCudaDevice(int device) {
-    checkCudaDevice(device);  // no device exists in a build without CUDA: nothing below runs there
 #if NARUMI_HAVE_CUDA
     checkCuda(cudaSetDevice(device), "cudaSetDevice");
 #endif

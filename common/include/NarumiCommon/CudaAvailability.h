@@ -26,10 +26,10 @@ constexpr bool builtWithCuda = NARUMI_HAVE_CUDA != 0;
  */
 int cudaDeviceCount();
 
-/** Throws std::invalid_argument naming `device` unless it is one of the cudaDeviceCount() devices. */
-void checkCudaDevice(int device);
-
-/** checkCudaDevice(device), then makes it the calling thread's current device (std::runtime_error if that fails). */
+/**
+ * Makes `device` the calling thread's current device and returns it: std::invalid_argument naming it unless it is one
+ * of the cudaDeviceCount() devices, std::runtime_error if setting it fails.
+ */
 int selectCudaDevice(int device);
 
 /**

@@ -34,10 +34,6 @@ public:
     operator cudaStream_t() const {
         return stream_;
     }
-    /** Blocks the host until the work queued so far has finished; an error of that work is thrown here. */
-    void synchronize(const char* what) const {
-        checkCuda(cudaStreamSynchronize(stream_), what);
-    }
 
 private:
     cudaStream_t stream_ = nullptr;
