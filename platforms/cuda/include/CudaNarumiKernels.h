@@ -144,11 +144,10 @@ private:
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only
     /**
-     * NARUMI_EXCLUSION_STREAM: the exclusion pass on exceptionsStream, beside the search and the pairs on OpenMM's
+     * NARUMI_EXCLUSION_STREAM: the exclusion pass on a stream of its own, beside the search and the pairs on OpenMM's
      * stream (forked after the gather, joined before the finish: NarumiNonbondedLaunch.h).  Null: all on OpenMM's.
      */
-    std::unique_ptr<Common::CudaStream> exceptionsStream;
-    std::unique_ptr<Common::CudaEvent> exceptionsMayStart, exceptionsDone;
+    std::unique_ptr<NarumiExceptionsStream> exceptionsStream;
     double shareMilliseconds = 0;
     long long shareTimesRead = 0;
 };

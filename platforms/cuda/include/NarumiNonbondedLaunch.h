@@ -7,6 +7,7 @@
  */
 
 #include "NarumiCommon/CudaEvent.h"
+#include "NarumiCommon/CudaStream.h"
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiNonbondedTypes.h"
 #include <cuda_runtime_api.h>
@@ -30,13 +31,12 @@ size_t narumiSortStorageBytes(int numAtoms);
 /**
  * A second stream for the exclusion pass, which needs only the gathered slots: it then runs beside the search and the
  * pairs (filling the GPU while the small search kernels leave most of it idle), forked after the gather by mayStart and
- * joined before the finish by done; the sums are integers, so the order does not matter.  stream == nullptr: every
- * stage on the evaluation's stream, in order (the stage timer needs that).
+ * joined before the finish by done; the sums are integers, so the order does not matter.  Create and destroy it while
+ * the device's context is current, and synchronize the stream before freeing what the pass reads.
  */
 struct NarumiExceptionsStream {
-    cudaStream_t stream = nullptr;
-    Common::CudaEvent* mayStart = nullptr;
-    Common::CudaEvent* done = nullptr;
+    Common::CudaStream stream;
+    Common::CudaEvent mayStart, done;
 };
 
 /**
@@ -45,12 +45,13 @@ struct NarumiExceptionsStream {
  * data's share are computed (all of them on one GPU); shareStarted and shareFinished (or nullptr) are recorded
  * before and after the stages that compute it, so that a multi-device Context can balance the shares.  resort
  * re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order is
- * kept, which affects only how compact the blocks are, never the result).  exceptions: where the exclusion pass runs
- * (above).  timer (profiling only, else nullptr; then exceptions.stream must be nullptr) gets one mark per stage and
+ * kept, which affects only how compact the blocks are, never the result).  exceptions: the exclusion pass's own stream
+ * (above), or nullptr: every stage on stream, in order.  timer (profiling only, else nullptr; then exceptions must be
+ * nullptr) gets one mark per stage and
  * waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool resort, cudaStream_t stream, const NarumiExceptionsStream& exceptions = {},
+                           bool resort, cudaStream_t stream, NarumiExceptionsStream* exceptions = nullptr,
                            Common::StageTimer* timer = nullptr, cudaEvent_t shareStarted = nullptr,
                            cudaEvent_t shareFinished = nullptr);
 

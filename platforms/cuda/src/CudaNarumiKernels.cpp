@@ -124,10 +124,8 @@ CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
     ContextSelector selector(cu);
     // Nothing may still run on the exclusion pass's stream when the memory it reads is freed (after this body).
     if (exceptionsStream != nullptr)
-        cudaStreamSynchronize(*exceptionsStream);
+        cudaStreamSynchronize(exceptionsStream->stream);
     exceptionsStream.reset();
-    exceptionsMayStart.reset();
-    exceptionsDone.reset();
     if (stageTimer != nullptr) {
         printSearchReport();
         stageTimer->printTotals(stderr, "NarumiNonbondedForce");
@@ -319,9 +317,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
         stageTimer = make_unique<Common::StageTimer>();  // times the stages one after another, on one stream
     else if (exclusionStream) {
         try {
-            exceptionsStream = make_unique<Common::CudaStream>();
-            exceptionsMayStart = make_unique<Common::CudaEvent>();
-            exceptionsDone = make_unique<Common::CudaEvent>();
+            exceptionsStream = make_unique<NarumiExceptionsStream>();
         }
         catch (const std::runtime_error& error) {
             throw asOpenMMException(error);
@@ -471,9 +467,6 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     data.sums.paddedNumAtoms = cu.getPaddedNumAtoms();
     CUstream stream = cu.getCurrentStream();
     try {
-        NarumiExceptionsStream exceptions;
-        if (exceptionsStream != nullptr)
-            exceptions = {*exceptionsStream, exceptionsMayStart.get(), exceptionsDone.get()};
         // The sort order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
         bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL || *resortRequested);
         *resortRequested = false;
@@ -484,8 +477,8 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
             checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, rebuildList), 1, 1, stream),
                         "requesting a list rebuild");
         rebuildRequested = false;
-        narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(), resort, (cudaStream_t) stream, exceptions,
-                              stageTimer.get(), (cudaEvent_t) shareStarted, (cudaEvent_t) shareFinished);
+        narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(), resort, (cudaStream_t) stream,
+                              exceptionsStream.get(), stageTimer.get(), (cudaEvent_t) shareStarted, (cudaEvent_t) shareFinished);
         checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
         checkDriver(cuEventRecord(statusReady, stream), "recording an event");
         statusPending = true;

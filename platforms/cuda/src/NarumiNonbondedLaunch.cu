@@ -46,9 +46,9 @@ inline void markStage(Common::StageTimer* timer, const char* name, cudaStream_t 
 } // namespace
 
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
-                           bool resort, cudaStream_t stream, const NarumiExceptionsStream& exceptions, Common::StageTimer* timer,
+                           bool resort, cudaStream_t stream, NarumiExceptionsStream* exceptions, Common::StageTimer* timer,
                            cudaEvent_t shareStarted, cudaEvent_t shareFinished) {
-    if (timer != nullptr && exceptions.stream != nullptr)
+    if (timer != nullptr && exceptions != nullptr)
         throw std::runtime_error("narumiLaunchNonbonded: the stage timer needs every stage on one stream");
     if (timer != nullptr)
         timer->start(stream);
@@ -58,11 +58,11 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
     }
     narumiGatherSlots(data, posqIsDouble, !resort, stream);
     markStage(timer, "gatherSlotsAndBounds", stream);
-    if (exceptions.stream != nullptr) {
-        exceptions.mayStart->record(stream);
-        exceptions.mayStart->makeWait(exceptions.stream);
-        narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, exceptions.stream);
-        exceptions.done->record(exceptions.stream);
+    if (exceptions != nullptr) {
+        exceptions->mayStart.record(stream);
+        exceptions->mayStart.makeWait(exceptions->stream);
+        narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, exceptions->stream);
+        exceptions->done.record(exceptions->stream);
     }
     narumiFindCandidateBlocks(data, stream);
     markStage(timer, "findCandidateBlocks", stream);
@@ -72,8 +72,8 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
         Common::checkCuda(cudaEventRecord(shareStarted, stream), "recording the share's start");
     narumiComputeTiles(data, method, includeEnergy, stream);
     markStage(timer, "computeTiles", stream);
-    if (exceptions.stream != nullptr)
-        exceptions.done->makeWait(stream);
+    if (exceptions != nullptr)
+        exceptions->done.makeWait(stream);
     else {
         narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, stream);
         markStage(timer, "correctExceptions", stream);

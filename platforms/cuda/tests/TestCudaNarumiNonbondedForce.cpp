@@ -544,16 +544,10 @@ TEST(CudaNarumiNonbondedForce, OverlappingAtomsRaiseAnError) {
 
 
 /**
- * By default the exclusion pass runs on a stream of its own, beside the search and the pairs, and OpenMM's stream waits
- * for it before the energy is read and the integrator takes the forces; a missing wait would let those run ahead of it.
- * Flexible water with bonds and angles, 300 velocity Verlet steps with energies read and charges changed on the way:
- * every position and energy must be bit for bit those of a Context that keeps the pass on OpenMM's stream
- * (NARUMI_EXCLUSION_STREAM=0).
+ * Water with the nonbonded force narumi, flexible O-H bonds, H-O-H angles (without them a molecule's excluded H-H
+ * pair may collapse onto itself) and heavy hydrogens (4 u), which allow 0.5 fs steps without constraints.
  */
-TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStream) {
-    SKIP_WITHOUT_CUDA();
-    TestSystem water = waterBoxOfAtoms(6000, 17);
-    Narumi* narumi = makeNarumiForce(water, periodicSettings(1.0, 0.9));
+unique_ptr<System> makeFlexibleWaterSystem(const TestSystem& water, Narumi* narumi) {
     auto system = makeSystem(water, {narumi});
     auto bonds = new HarmonicBondForce();
     for (const auto& bond : water.bonds)
@@ -565,6 +559,21 @@ TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStrea
     system->addForce(angles);
     for (int i = 0; i < water.size(); i++)
         system->setParticleMass(i, i % 3 == 0 ? 16.0 : 4.0);
+    return system;
+}
+
+/**
+ * By default the exclusion pass runs on a stream of its own, beside the search and the pairs, and OpenMM's stream waits
+ * for it before the energy is read and the integrator takes the forces; a missing wait would let those run ahead of it.
+ * Flexible water with bonds and angles, 300 velocity Verlet steps with energies read and charges changed on the way:
+ * every position and energy must be bit for bit those of a Context that keeps the pass on OpenMM's stream
+ * (NARUMI_EXCLUSION_STREAM=0).
+ */
+TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStream) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(6000, 17);
+    Narumi* narumi = makeNarumiForce(water, periodicSettings(1.0, 0.9));
+    auto system = makeFlexibleWaterSystem(water, narumi);
     VerletIntegrator sideIntegrator(0.0005), serialIntegrator(0.0005);
     Context side(*system, sideIntegrator, Platform::getPlatformByName("CUDA"));
     setenv("NARUMI_EXCLUSION_STREAM", "0", 1);
@@ -598,20 +607,10 @@ TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStrea
 
 TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
     SKIP_WITHOUT_CUDA();
-    // Flexible water with heavy hydrogens (no constraints, so the test sees only this force and the integrator),
-    // 0.5 fs velocity Verlet: the total energy must stay within a small fraction of kT per molecule.
+    // Flexible water (no constraints, so the test sees only this force and the integrator), 0.5 fs velocity Verlet:
+    // the total energy must stay within a small fraction of kT per molecule.
     TestSystem water = waterBoxOfAtoms(6000, 16);
-    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0, 0.9))});
-    auto bonds = new HarmonicBondForce();
-    for (const auto& bond : water.bonds)
-        bonds->addBond(bond.first, bond.second, 0.09572, 4.6e5);
-    system->addForce(bonds);
-    auto angles = new HarmonicAngleForce();  // without it the excluded H-H pair of a molecule may collapse onto itself
-    for (int o = 0; o < water.size(); o += 3)
-        angles->addAngle(o + 1, o, o + 2, 104.52 * M_PI / 180, 383.0);
-    system->addForce(angles);
-    for (int i = 0; i < water.size(); i++)
-        system->setParticleMass(i, i % 3 == 0 ? 16.0 : 4.0);  // heavy hydrogens allow 0.5 fs with flexible bonds
+    auto system = makeFlexibleWaterSystem(water, makeNarumiForce(water, periodicSettings(1.0, 0.9)));
     VerletIntegrator integrator(0.0005);
     Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
     context.setPositions(water.positions);
