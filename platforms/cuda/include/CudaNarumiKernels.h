@@ -7,6 +7,7 @@
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiKernels.h"
 #include "NarumiNonbondedLaunch.h"
+#include "NarumiSearchMonitor.h"
 #include "openmm/cuda/CudaArray.h"
 #include "openmm/cuda/CudaContext.h"
 #include <cuda.h>
@@ -80,7 +81,7 @@ public:
 private:
     class ForceInfo;
     class ReorderListener;
-    /** Warn once (stderr) when the search counters show it listing more than it should; keep them for the report. */
+    /** Warn once (stderr) when the search counters show it listing more than it should (NarumiSearchMonitor). */
     void noteSearchCounters(const NarumiStatusWords& words);
     /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
     void printSearchReport();
@@ -137,9 +138,8 @@ private:
     OpenMM::Vec3 lastBoxVectors[3];
     static constexpr double DEFAULT_LIST_SKIN = 0.1;
     double skin = DEFAULT_LIST_SKIN;
-    NarumiStatusWords searchCounters = {};  // the running totals last read
-    double fewestTiles = 0;              // the fewest tiles per evaluation seen: the reference for growth
-    bool warnedAboutSearch = false;
+    NarumiSearchMonitor searchMonitor;     // the search's running totals last read, and whether to warn
+    unsigned long long evaluationsLaunched = 0;
     bool partOfParallel = false;
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only

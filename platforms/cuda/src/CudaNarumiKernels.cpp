@@ -155,6 +155,7 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
         data.listBlockBegin = begin;
         data.listBlockEnd = end;
         rebuildRequested = true;
+        searchMonitor.listRangeChanged(evaluationsLaunched + 1);
     }
 }
 
@@ -477,6 +478,7 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
             checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, rebuildList), 1, 1, stream),
                         "requesting a list rebuild");
         rebuildRequested = false;
+        evaluationsLaunched++;
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(), resort, (cudaStream_t) stream,
                               exceptionsStream.get(), stageTimer.get(), (cudaEvent_t) shareStarted, (cudaEvent_t) shareFinished);
         checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
@@ -504,35 +506,10 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
 }
 
 void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWords& words) {
-    if (words.evaluations <= searchCounters.evaluations) {
-        searchCounters = words;
-        return;
-    }
-    double evaluations = (double) (words.evaluations - searchCounters.evaluations);
-    double tiles = (words.listedTiles - searchCounters.listedTiles) / evaluations;
-    unsigned long long untested = words.untestedBlockPairs - searchCounters.untestedBlockPairs;
-    unsigned long long unfiltered = words.unfilteredBlocks - searchCounters.unfilteredBlocks;
-    bool overflowed = words.overflowBlocks > searchCounters.overflowBlocks;
-    bool listIsFull = overflowed && data.tilesPerBlockCapacity >= maxTilesPerBlock();
-    if (!overflowed && (fewestTiles == 0 || tiles < fewestTiles))
-        fewestTiles = tiles;  // blocks that overflow list no tiles: such evaluations are no reference
-    searchCounters = words;
-    if (warnedAboutSearch)
-        return;
-    string what;
-    // Small boxes (a few blocks, or the cutoff near half the box) list nearly everything anyway: no warning there.
-    if ((untested + unfiltered) / evaluations > 0.05 * data.numBlocks && data.numBlocks > 32)
-        what = to_string(untested) + " block pairs taken as interacting untested and " + to_string(unfiltered) +
-               " blocks listed without the atom filter, because the cutoff plus a block's size reaches half the box";
-    else if (listIsFull)
-        what = "blocks overflowed a tile list already at its largest size";
-    else if (tiles > 1.5 * fewestTiles && fewestTiles > 0)
-        what = "the tile list grew from " + to_string((long long) fewestTiles) + " to " + to_string((long long) tiles) + " tiles";
-    if (what.empty())
-        return;
-    warnedAboutSearch = true;
-    fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: the neighbour search listed more than it should (%s); these "
-            "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
+    string what = searchMonitor.note(words, data.tilesPerBlockCapacity >= maxTilesPerBlock(), data.numBlocks);
+    if (!what.empty())
+        fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: the neighbour search listed more than it should (%s); these "
+                "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
 }
 
 bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* variable, bool defaultValue) {
@@ -559,9 +536,9 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
 }
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
+    NarumiStatusWords w = searchMonitor.totals();
     if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
-        searchCounters = *pinnedStatus.data();
-    const NarumiStatusWords& w = searchCounters;
+        w = *pinnedStatus.data();
     double evaluations = max(1.0, (double) w.evaluations);
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
             "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm\n",
