@@ -23,7 +23,8 @@
  *   Partner         the shared-memory sum of one component of one partner atom over one tile
  *   partnerZero()   an empty Partner
  *   addPartner(p, y, sums, atom, component, errors)   add a term exactly as add(y) would (not Narumi: see addPairForce)
- *   flushPartner(p, sums, atom, component, errors)    merge p into the global sum of atom's component
+ *   flushPartner(first, second, sums, atom, component, errors)   merge a partner's two sums of a tile (the tile's
+ *                   two halves of its rotation, computeTiles.cu) into the global sum of atom's component
  *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
  * depend on the order of the terms, and term(y) cancels add(y) exactly.  The paper's other methods (A single, B
@@ -165,12 +166,15 @@ struct NarumiTermAccumulator {
         return Partner{NARUMI_LARGE, 0};
     }
     // No addPartner(): Narumi's partner terms are the split terms of addPairForce (below the accumulators).
-    __device__ static void flushPartner(const Partner& p, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
-        if (narumiExponentError(p.hi) != 0) {
+    /** The two sums add exactly as integers, so the value is that of one sum of all the terms. */
+    __device__ static void flushPartner(const Partner& first, const Partner& second, const NarumiGlobalSums& sums, int atom,
+                                        int component, int& errors) {
+        if ((narumiExponentError(first.hi) | narumiExponentError(second.hi)) != 0) {
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
             return;
         }
-        long long value = narumiUnitsInBinade(p.hi, p.lo) * (1LL << NARUMI_FIXED_POINT_SHIFT);
+        long long units = narumiUnitsInBinade(first.hi, first.lo) + narumiUnitsInBinade(second.hi, second.lo);
+        long long value = units * (1LL << NARUMI_FIXED_POINT_SHIFT);
         if (value != 0)
             addForceTerm(sums, atom, component, value);
     }
@@ -225,7 +229,8 @@ struct FixedPointTermAccumulator {
     __device__ static void addPartner(Partner& p, Real y, const NarumiGlobalSums&, int, int, int& errors) {
         p += narumiRoundedTerm<FRACTION_BITS>(y, errors);
     }
-    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        Partner p = first + second;
         if (p != 0)
             addForceTerm(sums, atom, component, p);
     }
@@ -274,7 +279,8 @@ struct SingleFloatTermAccumulator {
     __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
         p += y;
     }
-    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        Partner p = first + second;
         if (p != 0.0f)
             addForceTerm(sums, atom, component, p);
     }
@@ -327,7 +333,8 @@ struct DoubleSumTermAccumulator : DoubleGlobalSum<RealT> {
     __device__ static void addPartner(Partner& p, Real y, const NarumiGlobalSums&, int, int, int&) {
         p += (double) y;
     }
-    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        Partner p = first + second;
         if (p != 0.0)
             addForceTerm(sums, atom, component, p);
     }
@@ -366,8 +373,8 @@ struct PairExpressionTermAccumulator : DoubleGlobalSum<float> {
     __device__ static void addPartner(Partner& p, float y, const NarumiGlobalSums&, int, int, int&) {
         p = pairExpressionAdd<RULE>(p, y);
     }
-    __device__ static void flushPartner(Partner p, const NarumiGlobalSums& sums, int atom, int component, int&) {
-        double value = pairExpressionValue<RULE>(p);
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int&) {
+        double value = pairExpressionValue<RULE>(first) + pairExpressionValue<RULE>(second);
         if (value != 0.0)
             addForceTerm(sums, atom, component, value);
     }

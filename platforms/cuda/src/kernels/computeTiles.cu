@@ -55,13 +55,18 @@ struct AtomSums {
     }
 };
 
-/** A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums. */
+/**
+ * A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums.  Each has 64
+ * entries, so that step k of the rotation finds partner (lane + k) mod 32 at entry lane + k, an address that advances
+ * by a constant, with no mask (7% of the pair loop's instructions): the atoms are staged twice over, and a partner's
+ * sums are split between entries j and j + 32, added when the tile is done.
+ */
 template <class Accumulator>
 struct TileStage {
-    typename NarumiVectors<typename Accumulator::Real>::V4 positions[32];   // NaN for no atom
-    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[32];
-    int posqIndices[32];
-    typename Accumulator::Partner partnerSums[3][32];   // per component, so that rotating accesses hit distinct banks
+    typename NarumiVectors<typename Accumulator::Real>::V4 positions[64];   // NaN for no atom
+    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[64];
+    int posqIndices[64];
+    typename Accumulator::Partner partnerSums[3][64];   // per component, so that rotating accesses hit distinct banks
 };
 
 /** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
@@ -107,9 +112,9 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
 
 /**
  * A cross tile (block I against atoms of later blocks), each pair once: at step k lane i meets partner
- * j = (i + k) mod 32, so the 32 lanes touch 32 different partners and j's share, exactly minus i's (the pair
- * function is odd in delta), goes to j's sums in shared memory without atomics.  __syncwarp orders one step's
- * writes before the next step's reads of the same partner by the neighbouring lane.  (Handing j's sums round the
+ * j = (i + k) mod 32 (at entry i + k of the stage), so the 32 lanes touch 32 different entries and j's share, exactly
+ * minus i's (the pair function is odd in delta), goes to j's sums in shared memory without atomics.  __syncwarp orders
+ * one step's writes before the next step's reads of the same entry by the neighbouring lane.  (Handing j's sums round the
  * warp by shuffles instead, or computing every lane's pair without a branch on the cutoff, measured no faster.)
  */
 template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH>
@@ -120,7 +125,7 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
     const Real cutoff2 = pairConstants(d, Real()).cutoff2;
 #pragma unroll 2
     for (int k = 0; k < 32; k++) {
-        int j = (lane + k) & 31;
+        int j = lane + k;   // partner (lane + k) mod 32's entry
         auto other = stage.positions[j];
         auto delta = narumiDifference(atom.position, other);
         if (minimumImage)
@@ -154,11 +159,14 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     auto position = otherSlot >= 0 ? slotPosition(d, otherSlot, Real()) : missingAtom<Real>();
     int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
-    stage.positions[lane] = position;
-    stage.lennardJones[lane] = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
-    stage.posqIndices[lane] = posqIndex;
-    for (int c = 0; c < 3; c++)
-        stage.partnerSums[c][lane] = Accumulator::partnerZero();
+    auto lennardJones = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
+    for (int half = 0; half < 64; half += 32) {
+        stage.positions[lane + half] = position;
+        stage.lennardJones[lane + half] = lennardJones;
+        stage.posqIndices[lane + half] = posqIndex;
+        for (int c = 0; c < 3; c++)
+            stage.partnerSums[c][lane + half] = Accumulator::partnerZero();
+    }
     __syncwarp();
     bool needsImages = false;
     if (d.box.periodic) {
@@ -182,7 +190,7 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
             accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage, errors);
         if (otherSlot >= 0)
             for (int c = 0; c < 3; c++)
-                Accumulator::flushPartner(stage.partnerSums[c][lane], d.sums, posqIndex, c, errors);
+                Accumulator::flushPartner(stage.partnerSums[c][lane], stage.partnerSums[c][lane + 32], d.sums, posqIndex, c, errors);
     }
     // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
     atom.fx.carry();
