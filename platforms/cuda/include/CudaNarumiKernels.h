@@ -139,7 +139,7 @@ private:
     static constexpr double DEFAULT_LIST_SKIN = 0.1;
     double skin = DEFAULT_LIST_SKIN;
     NarumiSearchMonitor searchMonitor;     // the search's running totals last read, and whether to warn
-    unsigned long long evaluationsLaunched = 0;
+    unsigned long long evaluationsLaunched = 0;  // numbered as the status words count them: the list's ranges start there
     bool partOfParallel = false;
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only

@@ -47,8 +47,8 @@ struct NarumiExceptionsStream {
  * re-sorts the atoms along the Hilbert curve (required on the first evaluation; otherwise the previous order is
  * kept, which affects only how compact the blocks are, never the result).  exceptions: the exclusion pass's own stream
  * (above), or nullptr: every stage on stream, in order.  timer (profiling only, else nullptr; then exceptions must be
- * nullptr) gets one mark per stage and
- * waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch fails.
+ * nullptr) gets one mark per stage and waits for them.  Throws std::runtime_error (Common::checkCuda) when a launch
+ * fails.
  */
 void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, bool posqIsDouble,
                            bool resort, cudaStream_t stream, NarumiExceptionsStream* exceptions = nullptr,
