@@ -7,7 +7,8 @@ Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in
   md        ns/day of whole MD steps (benchmarks/nonbonded_speed.py's 'rf' settings; --timestep 4fs-hmr by default)
             for both forces on one GPU and on the list, the runs in turn: each force's scaling (several / one) and
             Narumi / OpenMM on several GPUs; and the step with no nonbonded force at all on one GPU and on the list
-            (OpenMM's own machinery, which no force can make faster)
+            (OpenMM's own machinery, which no force can make faster), hence NarumiNonbondedForce's scaling had its
+            part of the step been split evenly at no cost (the most any force can gain on that Context)
   identity  NarumiNonbondedForce's forces and energy on one GPU and on the list at the same positions, every precision,
             over --evaluations evaluations with the atoms moved between them (the devices' shares are rebalanced from
             measured times after each): the force components and energies that differ in any bit are counted
@@ -84,6 +85,16 @@ NARUMI_GROUP = 1  # the identity part puts NarumiNonbondedForce alone in this fo
 
 def step_microseconds(ns_per_day, step_fs):
     return 86400e6 / (ns_per_day * 1e6 / step_fs)
+
+
+def perfect_split_scaling(row):
+    """NarumiNonbondedForce's N/1 had its share of a step (the step less the one without any nonbonded force) been
+    split evenly over the N devices at no cost, on top of the step without it on N devices: the most a force can gain
+    on OpenMM's multi-device Context."""
+    step_fs = md.TIMESTEPS[row["timestep"]][0]
+    one = step_microseconds(row["narumi_one"], step_fs)
+    force = one - row["rest_one_us"]
+    return one / (force / len(row["devices"].split(",")) + row["rest_several_us"])
 
 
 def forces_and_energy(context, groups=-1):
@@ -222,11 +233,11 @@ def tables(args, results):
     if results["md"]:
         lines += markdown_table(
             ["system", "atoms", "step", "precision", "OpenMM 1 GPU", "OpenMM N GPUs", "OpenMM N/1", "Narumi 1 GPU", "Narumi N GPUs",
-             "Narumi N/1", "Narumi/OpenMM on N", "step without nonbonded force, 1 / N GPUs (us)"],
+             "Narumi N/1", "Narumi/OpenMM on N", "step without nonbonded force, 1 / N GPUs (us)", "Narumi N/1 split perfectly"],
             [[r["system"], r["atoms"], r["timestep"], r["precision"], f"{r['openmm_one']:.1f}", f"{r['openmm_several']:.1f}",
               f"{r['openmm_several'] / r['openmm_one']:.2f}", f"{r['narumi_one']:.1f}", f"{r['narumi_several']:.1f}",
               f"{r['narumi_several'] / r['narumi_one']:.2f}", f"{r['narumi_several'] / r['openmm_several']:.2f}",
-              f"{r['rest_one_us']:.0f} / {r['rest_several_us']:.0f}"] for r in results["md"]])
+              f"{r['rest_one_us']:.0f} / {r['rest_several_us']:.0f}", f"{perfect_split_scaling(r):.2f}"] for r in results["md"]])
         lines += ["", "(ns/day; N = the devices " + results["md"][0]["devices"] + ")", ""]
     if results["identity"]:
         lines += markdown_table(
