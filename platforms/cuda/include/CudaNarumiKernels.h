@@ -1,8 +1,6 @@
 #ifndef OPENMM_CUDA_NARUMI_KERNELS_H_
 #define OPENMM_CUDA_NARUMI_KERNELS_H_
 
-#include "NarumiCommon/CudaEvent.h"
-#include "NarumiCommon/CudaStream.h"
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiKernels.h"

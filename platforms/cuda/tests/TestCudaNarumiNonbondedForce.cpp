@@ -453,9 +453,8 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
 }
 
 /**
- * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_EXCLUSION_STREAM, NARUMI_PROFILE_STAGES) is an error
- * naming it, when
- * the Context is made.
+ * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_EXCLUSION_STREAM, NARUMI_PROFILE_STAGES) is an
+ * error naming it, when the Context is made.
  */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
