@@ -56,16 +56,17 @@ struct AtomSums {
 };
 
 /**
- * A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums.  Each has 64
- * entries, so that step k of the rotation finds partner (lane + k) mod 32 at entry lane + k, an address that advances
- * by a constant, with no mask (7% of the pair loop's instructions): the atoms are staged twice over, and a partner's
- * sums are split between entries j and j + 32, added when the tile is done.
+ * A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums.  What every
+ * step reads has 64 entries, so that step k of the rotation finds partner (lane + k) mod 32 at entry lane + k, an
+ * address that advances by a constant, with no mask (7% of the pair loop's instructions): the atoms are staged twice
+ * over, and a partner's sums are split between entries j and j + 32, added when the tile is done.  The partners'
+ * buffer indices, read only on the rare large-force path, have 32.
  */
 template <class Accumulator>
 struct TileStage {
     typename NarumiVectors<typename Accumulator::Real>::V4 positions[64];   // NaN for no atom
     typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[64];
-    int posqIndices[64];
+    int posqIndices[32];
     typename Accumulator::Partner partnerSums[3][64];   // per component, so that rotating accesses hit distinct banks
 };
 
@@ -135,7 +136,7 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
             Real pairEnergy;
             auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
             addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j], force,
-                         d.sums, stage.posqIndices[j], errors);
+                         d.sums, stage.posqIndices[j & 31], errors);
             if (computeEnergy)
                 energy.add(pairEnergy);
         }
@@ -160,10 +161,10 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
     auto lennardJones = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
+    stage.posqIndices[lane] = posqIndex;
     for (int half = 0; half < 64; half += 32) {
         stage.positions[lane + half] = position;
         stage.lennardJones[lane + half] = lennardJones;
-        stage.posqIndices[lane + half] = posqIndex;
         for (int c = 0; c < 3; c++)
             stage.partnerSums[c][lane + half] = Accumulator::partnerZero();
     }
