@@ -131,7 +131,7 @@ private:
     static constexpr double LIST_SHARE_MARGIN = 0.03;
     int evaluationsSinceSort = 0;   // 0: sort at the next evaluation
     bool lastEvaluationOutOfRange = false;  // the evaluation just waited for overflowed: its energy is +infinity
-    std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms
+    std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms or the parameters change
     bool rebuildRequested = false;          // the list's segments moved, or the box changed: rebuild it next time
     OpenMM::Vec3 lastBoxVectors[3];
     static constexpr double DEFAULT_LIST_SKIN = 0.1;

@@ -555,5 +555,6 @@ void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& co
     if (sortedExceptionPairs(force) != exceptionPairs)
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
     uploadParameters(context.getSystem(), force);
+    *resortRequested = true;  // between sorts the slots keep their atoms' parameters (gatherSlots.cu)
     cu.invalidateMolecules(info);
 }

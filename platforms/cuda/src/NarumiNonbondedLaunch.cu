@@ -5,8 +5,8 @@
  *   computeSortKeys   Hilbert key of every atom's cell (periodic: its position in the wrapped brick); only every
  *   (CUB radix sort)  few evaluations: atoms -> slots along the Hilbert curve; 32 consecutive slots are a block
  *                     [sortAtoms.cu]
- *   gatherSlotsAndBounds  float positions, charges and LJ parameters in slot order (every evaluation), and the
- *                     bounding boxes of blocks (32 slots) and of superblocks (32 blocks)   [gatherSlots.cu]
+ *   gatherSlotsAndBounds  float positions in slot order (every evaluation; charges and LJ parameters after a sort),
+ *                     and the bounding boxes of blocks (32 slots) and of superblocks (32 blocks)   [gatherSlots.cu]
  *   findCandidateBlocks   per block I, the later blocks whose boxes come within cutoff + skin of I's
  *                     [findNeighbors.cu; both search kernels return at once while the list is kept]
  *   findNeighborTiles per block I, the atoms of its candidates within cutoff + skin of one of I's atoms, packed 32 to

@@ -1,7 +1,8 @@
 /**
- * Every evaluation: gatherSlotsAndBounds puts float positions, charges and LJ parameters in slot order (and double ones
- * for double-precision pairs), computes the bounding boxes of blocks (32 slots) and of superblocks (32 blocks), and
- * flags the neighbour list for a rebuild when an atom has moved half the skin since it was built, in one launch.
+ * Every evaluation: gatherSlotsAndBounds puts float positions in slot order (and double ones for double-precision
+ * pairs; charges and LJ parameters too right after a sort), computes the bounding boxes of blocks (32 slots) and of
+ * superblocks (32 blocks), and flags the neighbour list for a rebuild when an atom has moved half the skin since it was
+ * built, in one launch.
  */
 
 #include "NarumiKernelConstants.cuh"
@@ -32,25 +33,36 @@ __device__ inline void reduceBounds(float3 low, float3 high, float4& center, flo
     halfExtents = make_float4(half.x, half.y, half.z, sqrtf(half.x * half.x + half.y * half.y + half.z * half.z));
 }
 
-/** Double-precision pairs: the slot's position in double, keeping its previous image between sorts; the float copy. */
+/**
+ * Double-precision pairs: the slot's position in double (keeping its previous image between sorts, like the float one),
+ * its charge and LJ parameters (gathered only right after a sort, kept in the slot between sorts); the float copy.
+ */
 __device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot, int atom, Vector3<double> r, int keepImages) {
-    if (keepImages && d.box.periodic) {
+    if (keepImages) {
         NarumiDouble4 previous = d.slotPositionsDouble[slot];
-        double3 step = narumiMinimumImage(make_double3(r.x - previous.x, r.y - previous.y, r.z - previous.z), narumiLattice(d.box, 0.0));
-        r = {previous.x + step.x, previous.y + step.y, previous.z + step.z};
+        if (d.box.periodic) {
+            double3 step = narumiMinimumImage(make_double3(r.x - previous.x, r.y - previous.y, r.z - previous.z), narumiLattice(d.box, 0.0));
+            r = {previous.x + step.x, previous.y + step.y, previous.z + step.z};
+        }
+        d.slotPositionsDouble[slot] = NarumiDouble4{r.x, r.y, r.z, previous.w};
     }
-    NarumiDouble4 parameters = d.atomParametersDouble[atom];
-    d.slotPositionsDouble[slot] = NarumiDouble4{r.x, r.y, r.z, parameters.x};
-    d.slotLennardJonesDouble[slot] = make_double2(parameters.y, parameters.z);
+    else {
+        NarumiDouble4 parameters = d.atomParametersDouble[atom];
+        d.slotPositionsDouble[slot] = NarumiDouble4{r.x, r.y, r.z, parameters.x};
+        d.slotLennardJonesDouble[slot] = make_double2(parameters.y, parameters.z);
+    }
     return make_float3((float) r.x, (float) r.y, (float) r.z);
 }
 
 /**
  * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
  * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
- * its blocks' boxes), in one launch.  Right after a sort every atom is wrapped into the box; between sorts an atom
- * keeps the periodic image nearest to its position at the previous evaluation, so that one crossing a face of the box
- * does not stretch its block's bounding box across the whole box (pairs use the minimum image either way).
+ * its blocks' boxes), in one launch.  Right after a sort (keepImages = 0) every atom is wrapped into the box and its
+ * parameters are gathered into its slot; between sorts a slot keeps its atom's parameters (the host sorts again after
+ * a parameter update), so that an evaluation reads only the position (one gather where there were three dependent
+ * ones), and an atom keeps the periodic image nearest to its position at the previous evaluation, so that one crossing
+ * a face of the box does not stretch its block's bounding box across the whole box (pairs use the minimum image
+ * either way).
  */
 template <class PosT>
 __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(NarumiNonbondedData d, int keepImages) {
@@ -61,7 +73,7 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
     float3 low = make_float3(INFINITY, INFINITY, INFINITY), high = make_float3(-INFINITY, -INFINITY, -INFINITY);
     if (slot < d.numAtoms) {
         int posqIndex = d.slotPosqIndex[slot];
-        int atom = d.atomIndex[posqIndex];
+        int atom = keepImages ? -1 : d.atomIndex[posqIndex];
         auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
         float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
         bool doublePairs = false;
@@ -70,15 +82,22 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
             if (doublePairs)
                 r = gatherDoubleSlot(d, slot, atom, wrapped, keepImages);
         }
-        if (!doublePairs && keepImages && d.box.periodic) {
+        float charge;
+        if (keepImages) {
             float4 previous = d.slotPositions[slot];
-            float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
-            r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
+            charge = previous.w;
+            if (!doublePairs && d.box.periodic) {
+                float3 step = narumiMinimumImage(make_float3(r.x - previous.x, r.y - previous.y, r.z - previous.z), d.box);
+                r = make_float3(previous.x + step.x, previous.y + step.y, previous.z + step.z);
+            }
         }
-        float4 parameters = d.atomParameters[atom];
-        d.slotPositions[slot] = make_float4(r.x, r.y, r.z, parameters.x);
-        d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
-        d.slotOfAtom[atom] = slot;
+        else {
+            float4 parameters = d.atomParameters[atom];
+            charge = parameters.x;
+            d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
+            d.slotOfAtom[atom] = slot;
+        }
+        d.slotPositions[slot] = make_float4(r.x, r.y, r.z, charge);
         low = high = r;
         // The list holds every pair within cutoff + skin when it was built: valid while no atom has moved skin / 2.
         if (keepImages) {
@@ -88,7 +107,7 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
                 d.status->rebuildList = 1;
         }
     }
-    else if (slot < d.numSlots) {
+    else if (slot < d.numSlots && !keepImages) {
         d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
         if (d.slotPositionsDouble != nullptr) {
