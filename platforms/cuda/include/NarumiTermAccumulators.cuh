@@ -96,6 +96,26 @@ __device__ inline long long narumiGridTerm(float y, int& errors) {
 }
 
 /**
+ * Global sums in OpenMM's 64-bit fixed point, merged with integer atomics (Narumi and FixedPoint64: exact, so the
+ * result does not depend on the order); a thread reports its terms' error bits when it merges its sums.
+ */
+struct FixedGlobalSum {
+    using Term = long long;
+    static constexpr bool exact = true;
+
+    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, Term value) {
+        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
+    }
+    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
+        atomicAdd(sums.energyFixed, (unsigned long long) value);
+    }
+    __device__ static void reportErrors(const NarumiGlobalSums& sums, int errors) {
+        if (errors)
+            atomicOr(sums.errorFlags, errors);
+    }
+};
+
+/**
  * Narumi's trick for sums of pair terms.  A Narumi pair (float hi + int32 lo, NarumiAccumulator.cuh) holds sums up
  * to 2^20 on a 2^-25 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
  * bonded pairs, whose Lennard-Jones terms at 0.1-0.15 nm reach 1e6-1e8 kJ/mol/nm before the exclusion kernel
@@ -103,10 +123,8 @@ __device__ inline long long narumiGridTerm(float y, int& errors) {
  * whichever way a term goes it contributes narumiGridTerm(y), a function of the term alone (odd, exact), which is
  * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
-struct NarumiTermAccumulator {
+struct NarumiTermAccumulator : FixedGlobalSum {
     using Real = float;
-    using Term = long long;
-    static constexpr bool exact = true;
     NarumiAccumulator small;
     long long large;
     int errors;
@@ -136,22 +154,12 @@ struct NarumiTermAccumulator {
         return narumiGridTerm(y, errors);
     }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
-        long long value = fixedPoint();
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+        addForceTerm(sums, atom, component, fixedPoint());
+        reportErrors(sums, errors);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        long long value = fixedPoint();
-        atomicAdd(sums.energyFixed, (unsigned long long) value);
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
-    }
-    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, Term value) {
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
-    }
-    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
-        atomicAdd(sums.energyFixed, (unsigned long long) value);
+        addEnergyTerm(sums, fixedPoint());
+        reportErrors(sums, errors);
     }
 
     /**
@@ -186,10 +194,8 @@ struct NarumiTermAccumulator {
  * (25 bits) for double terms, which the float + int32 Narumi pair cannot hold without rounding them to float first.
  */
 template <int FRACTION_BITS, class RealT>
-struct FixedPointTermAccumulator {
+struct FixedPointTermAccumulator : FixedGlobalSum {
     using Real = RealT;
-    using Term = long long;
-    static constexpr bool exact = true;
     long long sum;
     int errors;
 
@@ -206,20 +212,12 @@ struct FixedPointTermAccumulator {
         return narumiRoundedTerm<FRACTION_BITS>(y, errors);
     }
     __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) sum);
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
+        addForceTerm(sums, atom, component, sum);
+        reportErrors(sums, errors);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        atomicAdd(sums.energyFixed, (unsigned long long) sum);
-        if (errors)
-            atomicOr(sums.errorFlags, errors);
-    }
-    __device__ static void addForceTerm(const NarumiGlobalSums& sums, int atom, int component, Term value) {
-        atomicAdd(&sums.forceFixed[atom + component * sums.paddedNumAtoms], (unsigned long long) value);
-    }
-    __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
-        atomicAdd(sums.energyFixed, (unsigned long long) value);
+        addEnergyTerm(sums, sum);
+        reportErrors(sums, errors);
     }
 
     using Partner = long long;
