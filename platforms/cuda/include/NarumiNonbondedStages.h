@@ -21,8 +21,8 @@ namespace OpenMMNarumi {
 void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStream_t stream);
 
 // src/kernels/gatherSlots.cu
-/** gatherSlotsAndBounds: slot positions and parameters, block and superblock bounds; keepImages between sorts. */
-void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool keepImages, cudaStream_t stream);
+/** gatherSlotsAndBounds: slot positions (and parameters right after a sort: betweenSorts false), block and superblock bounds. */
+void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool betweenSorts, cudaStream_t stream);
 
 // src/kernels/findNeighbors.cu
 /** findCandidateBlocks: per block, the later blocks whose boxes come within the cutoff of its box. */

@@ -37,8 +37,8 @@ __device__ inline void reduceBounds(float3 low, float3 high, float4& center, flo
  * Double-precision pairs: the slot's position in double (keeping its previous image between sorts, like the float one),
  * its charge and LJ parameters (gathered only right after a sort, kept in the slot between sorts); the float copy.
  */
-__device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot, int atom, Vector3<double> r, int keepImages) {
-    if (keepImages) {
+__device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot, int atom, Vector3<double> r, int betweenSorts) {
+    if (betweenSorts) {
         NarumiDouble4 previous = d.slotPositionsDouble[slot];
         if (d.box.periodic) {
             double3 step = narumiMinimumImage(make_double3(r.x - previous.x, r.y - previous.y, r.z - previous.z), narumiLattice(d.box, 0.0));
@@ -57,7 +57,7 @@ __device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot
 /**
  * One thread per slot, one thread block per superblock (32 blocks of 32 slots): float positions, charges and LJ
  * parameters in slot order, then each block's bounding box (a warp's reduction) and the superblock's (a reduction over
- * its blocks' boxes), in one launch.  Right after a sort (keepImages = 0) every atom is wrapped into the box and its
+ * its blocks' boxes), in one launch.  Right after a sort (betweenSorts = 0) every atom is wrapped into the box and its
  * parameters are gathered into its slot; between sorts a slot keeps its atom's parameters (the host sorts again after
  * a parameter update), so that an evaluation reads only the position (one gather where there were three dependent
  * ones), and an atom keeps the periodic image nearest to its position at the previous evaluation, so that one crossing
@@ -65,7 +65,7 @@ __device__ inline float3 gatherDoubleSlot(const NarumiNonbondedData& d, int slot
  * either way).
  */
 template <class PosT>
-__global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(NarumiNonbondedData d, int keepImages) {
+__global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(NarumiNonbondedData d, int betweenSorts) {
     __shared__ float4 lows[32], highs[32];
     const PosT* posq = (const PosT*) d.posq;
     const int slot = blockIdx.x * SUPERBLOCK_THREADS + threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -73,17 +73,17 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
     float3 low = make_float3(INFINITY, INFINITY, INFINITY), high = make_float3(-INFINITY, -INFINITY, -INFINITY);
     if (slot < d.numAtoms) {
         int posqIndex = d.slotPosqIndex[slot];
-        int atom = keepImages ? -1 : d.atomIndex[posqIndex];
+        int atom = betweenSorts ? -1 : d.atomIndex[posqIndex];
         auto wrapped = wrapIntoBox(loadPosition(posq, posqIndex), d.box);
         float3 r = make_float3((float) wrapped.x, (float) wrapped.y, (float) wrapped.z);
         bool doublePairs = false;
         if constexpr (std::is_same<PosT, NarumiDouble4>::value) {  // double pairs come with OpenMM's double posq
             doublePairs = (d.slotPositionsDouble != nullptr);
             if (doublePairs)
-                r = gatherDoubleSlot(d, slot, atom, wrapped, keepImages);
+                r = gatherDoubleSlot(d, slot, atom, wrapped, betweenSorts);
         }
         float charge;
-        if (keepImages) {
+        if (betweenSorts) {
             float4 previous = d.slotPositions[slot];
             charge = previous.w;
             if (!doublePairs && d.box.periodic) {
@@ -100,14 +100,14 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
         d.slotPositions[slot] = make_float4(r.x, r.y, r.z, charge);
         low = high = r;
         // The list holds every pair within cutoff + skin when it was built: valid while no atom has moved skin / 2.
-        if (keepImages) {
+        if (betweenSorts) {
             float4 built = d.builtPositions[slot];
             float dx = r.x - built.x, dy = r.y - built.y, dz = r.z - built.z;
             if (dx * dx + dy * dy + dz * dz > d.halfSkin2)
                 d.status->rebuildList = 1;
         }
     }
-    else if (slot < d.numSlots && !keepImages) {
+    else if (slot < d.numSlots && !betweenSorts) {
         d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
         if (d.slotPositionsDouble != nullptr) {
@@ -144,17 +144,17 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
 }
 
 template <class PosT>
-void launchGatherSlots(const NarumiNonbondedData& d, bool keepImages, cudaStream_t stream) {
-    gatherSlotsAndBounds<PosT><<<d.numSuperblocks, SUPERBLOCK_THREADS, 0, stream>>>(d, keepImages);
+void launchGatherSlots(const NarumiNonbondedData& d, bool betweenSorts, cudaStream_t stream) {
+    gatherSlotsAndBounds<PosT><<<d.numSuperblocks, SUPERBLOCK_THREADS, 0, stream>>>(d, betweenSorts);
 }
 
 } // namespace
 
-void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool keepImages, cudaStream_t stream) {
+void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool betweenSorts, cudaStream_t stream) {
     if (posqIsDouble)
-        launchGatherSlots<NarumiDouble4>(data, keepImages, stream);
+        launchGatherSlots<NarumiDouble4>(data, betweenSorts, stream);
     else
-        launchGatherSlots<float4>(data, keepImages, stream);
+        launchGatherSlots<float4>(data, betweenSorts, stream);
 }
 
 } // namespace OpenMMNarumi
