@@ -92,9 +92,14 @@ __host__ __device__ inline NarumiAccumulator narumiZero() {
     return NarumiAccumulator{NARUMI_LARGE, 0, 0u};
 }
 
+/** The bit pattern of residual + MAGIC: the residual rounded to nearest on lo's grid, in units of lo, plus MAGIC_BITS. */
+__device__ inline int narumiResidualBits(float residual) {
+    return __float_as_int(__fadd_rn(residual, NARUMI_RESIDUAL_MAGIC));
+}
+
 /** The residual of a fast two-sum, rounded to nearest on lo's grid, in units of lo (exact integer arithmetic). */
 __device__ inline int narumiResidualUnits(float residual) {
-    return __float_as_int(__fadd_rn(residual, NARUMI_RESIDUAL_MAGIC)) - NARUMI_RESIDUAL_MAGIC_BITS;
+    return narumiResidualBits(residual) - NARUMI_RESIDUAL_MAGIC_BITS;
 }
 
 /** The paper's add_narumi.  Precondition: at most NARUMI_CARRY_INTERVAL calls since the last narumiCarry. */
@@ -127,8 +132,8 @@ __device__ inline void narumiAddUnchecked(NarumiAccumulator& a, float y) {
 
 /**
  * A term split once for both atoms of a pair (Newton's third law): hiPart is y rounded to hi's grid (a multiple of
- * HI_UNIT), and the rest, rounded to nearest in units of lo, is loBits - NARUMI_RESIDUAL_MAGIC_BITS (loBits: the bit
- * pattern of residual + MAGIC, narumiResidualUnits without its subtraction).  Adding the split term to one pair and
+ * HI_UNIT), and the rest, rounded to nearest in units of lo, is loBits - NARUMI_RESIDUAL_MAGIC_BITS (loBits:
+ * narumiResidualBits of the residual).  Adding the split term to one pair and
  * subtracting it from another contributes +-rint(y * 2^25) units to each (hiPart is a whole number of units, the
  * residual exact), exactly what narumiAdd contributes; after narumiCarry the bits are narumiAdd's too.  hi's additions
  * are exact: multiples of HI_UNIT inside hi's binade.  Three float adds per term serve both atoms.  Precondition:
@@ -143,7 +148,7 @@ __device__ inline NarumiSplitTerm narumiSplit(float y) {
     float shifted = __fadd_rn(y, NARUMI_LARGE);        // y rounded onto hi's grid, read off a float of hi's binade
     float hiPart = __fsub_rn(shifted, NARUMI_LARGE);    // exact
     float residual = __fsub_rn(y, hiPart);              // exact, |residual| <= HI_UNIT/2
-    return NarumiSplitTerm{hiPart, __float_as_int(__fadd_rn(residual, NARUMI_RESIDUAL_MAGIC))};
+    return NarumiSplitTerm{hiPart, narumiResidualBits(residual)};
 }
 
 /**
