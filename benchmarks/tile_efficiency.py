@@ -17,6 +17,12 @@ of the block instead of its single atoms (Hilbert order; G tests per candidate a
 --clusters IxJ... models a cluster-pair list instead (GROMACS's GPU scheme): clusters of I and of J consecutive atoms
 (Hilbert order), a pair of clusters listed once when their boxes come within the list's cutoff (--cutoff plus
 --skin), every listed pair of clusters computing its I x J pairs.
+--partner-orders models the pair kernel's rotation over the kernel's list with the list's skin (--skin, here 0.1 nm
+unless given): in a cross tile, step k pairs lane i with partner (i + k) mod 32, and a warp executes the step's pair
+code only if some lane's pair is inside the cutoff.  It prints the steps executed per tile when each block's partners
+are packed into tiles in slot order, at random, by their distance class (findNeighbors.cu: the squared distance to
+the nearest atom of the block in 64 classes of the list's cutoff squared), and by their number of the block's atoms
+inside the cutoff.
 """
 import argparse
 import os
@@ -146,13 +152,50 @@ def cluster_pair_statistics(positions, box, order, list_cutoff, size_i, size_j):
     return listed, listed * size_i * size_j
 
 
+def rotation_steps(positions, box, order, cutoff, skin, seed=1):
+    """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them."""
+    from scipy.spatial import cKDTree
+    p = positions[order]
+    n = len(p)
+    tree = cKDTree(p, boxsize=box)
+    lanes = np.arange(32)
+    partner_lane = (lanes[:, None] + lanes[None, :]) % 32  # [i, k]: lane i's partner at step k
+    rng = np.random.default_rng(seed)
+    totals = {}
+    for b in range((n + 31) // 32):
+        mine = p[b * 32:(b + 1) * 32]
+        within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
+        partners = within[within // 32 > b]
+        if len(partners) == 0:
+            continue
+        d = mine[:, None, :] - p[partners][None, :, :]
+        d -= np.round(d / box) * box
+        d2 = (d ** 2).sum(-1)  # [i, partner]
+        nearest = d2.min(0)
+        orders = {"slot": np.argsort(partners, kind="stable"), "random": rng.permutation(len(partners)),
+                  "distance class": np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 64).astype(int), 63))),
+                  "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0)))}
+        for name, o in orders.items():
+            total = totals.setdefault(name, [0, 0, 0])
+            for t in range(0, len(partners), 32):
+                inside = np.zeros((32, 32), bool)
+                inside[:len(mine), :len(o[t:t + 32])] = d2[:, o[t:t + 32]] < cutoff ** 2
+                steps = inside[lanes[:, None], partner_lane]  # [i, k]
+                total[0] += int(steps.any(0).sum())
+                total[1] += int(steps.sum())
+                total[2] += 1
+    return {name: (executed / tiles, busy / executed, tiles) for name, (executed, busy, tiles) in totals.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--cutoff", type=float, default=1.0)
     parser.add_argument("--sphere-groups", type=int, nargs="*", default=[])
     parser.add_argument("--clusters", nargs="*", default=[], help="cluster-pair lists to model, e.g. 4x8 8x8 4x4")
-    parser.add_argument("--skin", type=float, default=0.0, help="the cluster-pair list's buffer in nm (default 0)")
+    parser.add_argument("--skin", type=float, default=None,
+                        help="the list's buffer in nm (default 0 for --clusters, 0.1 for --partner-orders)")
+    parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
     args = parser.parse_args()
     path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
     if not os.path.exists(path):
@@ -178,12 +221,22 @@ def main():
     hilbert = np.argsort(hilbert_keys(cells), kind="stable")
     for shape in args.clusters:
         size_i, size_j = (int(v) for v in shape.lower().split("x"))
-        listed, tested = cluster_pair_statistics(positions, box, hilbert, args.cutoff + args.skin, size_i, size_j)
-        print(f"Hilbert, clusters {size_i}x{size_j}, list cutoff {args.cutoff + args.skin:g} nm: {listed} cluster pairs, "
+        skin = args.skin if args.skin is not None else 0.0
+        listed, tested = cluster_pair_statistics(positions, box, hilbert, args.cutoff + skin, size_i, size_j)
+        print(f"Hilbert, clusters {size_i}x{size_j}, list cutoff {args.cutoff + skin:g} nm: {listed} cluster pairs, "
               f"{tested} pairs tested, {pairs_inside / tested:.1%} inside")
     for group in args.sphere_groups:
         print(f"Hilbert, atom filter by bounding spheres of {group} atoms: "
               f"{sphere_filtered_tiles(positions, box, hilbert, args.cutoff, group):.2f} tiles per block")
+
+
+    if args.partner_orders:
+        skin = args.skin if args.skin is not None else 0.1
+        print(f"\nThe pair kernel's rotation over the kernel's list (Hilbert order, skin {skin:g} nm):")
+        print("| partners packed into tiles | cross tiles | steps executed per tile (of 32) | lanes busy per executed step |")
+        print("| --- | --- | --- | --- |")
+        for name, (executed, busy, tiles) in rotation_steps(positions, box, hilbert, args.cutoff, skin).items():
+            print(f"| {name} | {tiles} | {executed:.2f} | {busy:.1f} |")
 
 
 if __name__ == "__main__":

@@ -168,6 +168,9 @@ double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
 void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
     ContextSelector selector(cu);
     int numAtoms = system.getNumParticles();
+    if (numAtoms >= (1 << NARUMI_LIST_SLOT_BITS))
+        throw OpenMMException("NarumiNonbondedForce (CUDA): " + to_string(numAtoms) + " particles; the CUDA platform takes at most " +
+                              to_string((1 << NARUMI_LIST_SLOT_BITS) - 1));
     method = static_cast<NarumiAccumulation>(force.getAccumulationMethod());
     nonbondedMethod = force.getNonbondedMethod();
     cutoff = force.getCutoffDistance();

@@ -118,6 +118,15 @@ TEST_P(WaterBoxSizes, PeriodicWaterBoxMatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Atoms, WaterBoxSizes, ::testing::Values(1000, 10000, 100000));
 
+/**
+ * A cutoff so long that each block has more partners than findNeighborTiles sorts by distance (2048; here about
+ * 4,000 within 2.4 nm): they keep the search's order, their distance classes cleared, and no pair may be lost.
+ */
+TEST(CudaNarumiNonbondedForce, PartnerListsTooLongToSortMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    expectCudaMatchesReference(withFloatExactCharges(waterBox(cubicBox(6.5), 12)), continuousSettings(2.3));
+}
+
 TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
     SKIP_WITHOUT_CUDA();
     const double d = 4.0;

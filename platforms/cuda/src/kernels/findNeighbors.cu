@@ -5,7 +5,7 @@
  *
  *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
  *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
- *                         to a tile in I's segment of the list
+ *                         to a tile in I's segment of the list, nearest first
  *                         and, in its last thread block to finish, the scan tileCounts -> tileOffsets (the tiles'
  *                         numbers, read by computeTiles)
  */
@@ -14,6 +14,7 @@
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 #include "NarumiPairInteraction.cuh"
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 namespace OpenMMNarumi {
@@ -109,27 +110,33 @@ __device__ bool singlePeriodicCopy(const NarumiNonbondedData& d, float4 halfI) {
     return reach < 0.49f * fminf(d.box.size.x, fminf(d.box.size.y, d.box.size.z));
 }
 
+/** Classes of an atom's distance to block I in which findNeighborTiles orders I's partners (6 bits above the slot). */
+constexpr int DISTANCE_CLASSES = 1 << (32 - NARUMI_LIST_SLOT_BITS);
+
 /**
  * The atom test of up to 32 staged candidates (lane l holds staged entry l, entries from `count` on are empty):
  * with filterByAtoms, a candidate is kept if it is within the cutoff of at least one of I's atoms (OpenMM's filter,
  * 26% fewer tiles on the DHFR box than the box test alone: benchmarks/tile_efficiency.py); else every candidate is
- * kept.  Kept atoms are appended to I's segment; |r_i - r_j|^2 / 2 = w_i + w_j - r_i.r_j about I's centre, where
- * all |r| are about a nm, so float rounding stays far below the cutoff's margin.
+ * kept.  Kept atoms are appended to I's segment with their distance class above the slot: the squared distance to
+ * the nearest of I's atoms in DISTANCE_CLASSES steps of the list's cutoff squared (0 without the filter).
+ * |r_i - r_j|^2 / 2 = w_i + w_j - r_i.r_j about I's centre, where all |r| are about a nm, so float rounding stays far
+ * below the cutoff's margin.
  */
 __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShared& s, int warp, int lane, int count,
                                 bool filterByAtoms, int* segment, long long capacityEntries) {
     bool keep = lane < count;
+    int distanceClass = 0;
     if (keep && filterByAtoms) {
         float4 r = s.stagedPositions[warp][lane];
         float halfCutoff2 = 0.5f * d.tileCutoff2;
-        bool near = false;
+        float nearest = INFINITY;
 #pragma unroll 8
         for (int k = 0; k < 32; k++) {
             float4 a = s.atomsI[k];
-            float halfDistance2 = __fmaf_rn(-a.z, r.z, __fmaf_rn(-a.y, r.y, __fmaf_rn(-a.x, r.x, a.w + r.w)));
-            near |= halfDistance2 < halfCutoff2;
+            nearest = fminf(nearest, __fmaf_rn(-a.z, r.z, __fmaf_rn(-a.y, r.y, __fmaf_rn(-a.x, r.x, a.w + r.w))));
         }
-        keep = near;
+        keep = nearest < halfCutoff2;
+        distanceClass = min(DISTANCE_CLASSES - 1, (int) (fmaxf(nearest, 0.0f) / halfCutoff2 * DISTANCE_CLASSES));
     }
     unsigned int keptMask = __ballot_sync(FULL_MASK, keep);
     int base = 0;
@@ -138,7 +145,42 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
     base = __shfl_sync(FULL_MASK, base, 0);
     int entry = base + __popc(keptMask & ((1u << lane) - 1));
     if (keep && entry < capacityEntries)
-        segment[entry] = s.stagedSlots[warp][lane];
+        segment[entry] = s.stagedSlots[warp][lane] | distanceClass << NARUMI_LIST_SLOT_BITS;
+}
+
+/** Partners of block I that one thread block sorts at once: 64 tiles (DHFR lists about 23 per block at 1.1 nm). */
+constexpr int SORT_ITEMS_PER_THREAD = 8;
+constexpr int SORTED_PARTNERS = 32 * SEARCH_WARPS * SORT_ITEMS_PER_THREAD;
+
+/**
+ * Block I's partners (entries [32, 32 + numPartners) of its segment) in order of their distance class, nearest first,
+ * the classes then cleared: the atoms that only the skin brought in fill the last tiles, whose rotation steps mostly
+ * find no pair inside the cutoff, so that the warp skips them (benchmarks/tile_efficiency.py --partner-orders: 17%
+ * fewer steps executed on the DHFR box).  More partners than SORTED_PARTNERS keep their order; the sums are exact,
+ * so the order changes no bit of the result.
+ */
+__device__ void sortPartnersByDistance(int* segment, int numPartners) {
+    using PartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SORT_ITEMS_PER_THREAD>;
+    __shared__ typename PartnerSort::TempStorage sortStorage;
+    constexpr unsigned int slotMask = (1u << NARUMI_LIST_SLOT_BITS) - 1;
+    int* partners = segment + 32;
+    unsigned int entries[SORT_ITEMS_PER_THREAD];
+    const bool sorted = numPartners <= SORTED_PARTNERS;
+    if (sorted) {
+        for (int k = 0; k < SORT_ITEMS_PER_THREAD; k++) {
+            int index = SORT_ITEMS_PER_THREAD * threadIdx.x + k;
+            entries[k] = index < numPartners ? (unsigned int) partners[index] : ~0u;  // padding sorts last (stable)
+        }
+        PartnerSort(sortStorage).Sort(entries, NARUMI_LIST_SLOT_BITS, 32);
+        for (int k = 0; k < SORT_ITEMS_PER_THREAD; k++) {
+            int index = SORT_ITEMS_PER_THREAD * threadIdx.x + k;
+            if (index < numPartners)
+                partners[index] = (int) (entries[k] & slotMask);
+        }
+    }
+    else
+        for (int index = threadIdx.x; index < numPartners; index += blockDim.x)
+            partners[index] &= slotMask;
 }
 
 /** A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole. */
@@ -194,8 +236,8 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
  * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (findCandidateBlocks, dealt out to
  * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
  * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
- * computeTiles).  The atoms' order in the segment depends on the warps' timing; the integer sums of Narumi and
- * FixedPoint64 do not.  A block with more tiles than a segment holds (or more candidates) is listed in overflowBlocks
+ * computeTiles).  The partners are ordered by their distance class (sortPartnersByDistance), within a class by the
+ * warps' timing; the integer sums of Narumi and FixedPoint64 depend on neither.  A block with more tiles than a segment holds (or more candidates) is listed in overflowBlocks
  * for computeTiles to compute whole, and lists none; the largest count goes to the host, which then grows the segments.
  */
 __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
@@ -297,9 +339,12 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
     const int found = s.found;
     const int tiles = (found + 31) / 32;
     const bool listed = (tiles <= d.tilesPerBlockCapacity);
-    if (listed)
+    if (listed) {
+        if (filterByAtoms)
+            sortPartnersByDistance(segment, found - 32);
         for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
             segment[entry] = -1;
+    }
     if (threadIdx.x == 0) {
         if (listed)
             d.tileCounts[blockI] = tiles;
