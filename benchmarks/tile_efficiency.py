@@ -21,7 +21,7 @@ of the block instead of its single atoms (Hilbert order; G tests per candidate a
 unless given): in a cross tile, step k pairs lane i with partner (i + k) mod 32, and a warp executes the step's pair
 code only if some lane's pair is inside the cutoff.  It prints the steps executed per tile when each block's partners
 are packed into tiles in slot order, at random, by their distance class (findNeighbors.cu: the squared distance to
-the nearest atom of the block in 64 classes of the list's cutoff squared), and by their number of the block's atoms
+the nearest atom of the block in 16 classes of the list's cutoff squared), and by their number of the block's atoms
 inside the cutoff.
 """
 import argparse
@@ -173,7 +173,7 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
         d2 = (d ** 2).sum(-1)  # [i, partner]
         nearest = d2.min(0)
         orders = {"slot": np.argsort(partners, kind="stable"), "random": rng.permutation(len(partners)),
-                  "distance class": np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 64).astype(int), 63))),
+                  "distance class": np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15))),
                   "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0)))}
         for name, o in orders.items():
             total = totals.setdefault(name, [0, 0, 0])

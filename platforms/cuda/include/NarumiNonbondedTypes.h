@@ -25,9 +25,9 @@ constexpr int NARUMI_SWITCH_ANY = -1;
 
 /**
  * The neighbour search keeps a listed atom's slot in the low NARUMI_LIST_SLOT_BITS bits of its entry and, until it
- * sorts the entries, its distance class above them (findNeighbors.cu): the CUDA platform takes fewer atoms than 2^26.
+ * sorts the entries, its distance class above them (findNeighbors.cu): the CUDA platform takes fewer atoms than 2^28.
  */
-constexpr int NARUMI_LIST_SLOT_BITS = 26;
+constexpr int NARUMI_LIST_SLOT_BITS = 28;
 
 /** A double-precision (x, y, z, w) of 32 bytes: OpenMM's double posq element (CUDA 13 deprecates the unaligned double4). */
 struct __align__(32) NarumiDouble4 {

@@ -110,7 +110,10 @@ __device__ bool singlePeriodicCopy(const NarumiNonbondedData& d, float4 halfI) {
     return reach < 0.49f * fminf(d.box.size.x, fminf(d.box.size.y, d.box.size.z));
 }
 
-/** Classes of an atom's distance to block I in which findNeighborTiles orders I's partners (6 bits above the slot). */
+/**
+ * Classes of an atom's distance to block I in which findNeighborTiles orders I's partners (the 4 bits above the slot:
+ * one pass of the radix sort; 16 classes execute as few rotation steps as 64 in the model).
+ */
 constexpr int DISTANCE_CLASSES = 1 << (32 - NARUMI_LIST_SLOT_BITS);
 
 /**
@@ -148,39 +151,50 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
         segment[entry] = s.stagedSlots[warp][lane] | distanceClass << NARUMI_LIST_SLOT_BITS;
 }
 
-/** Partners of block I that one thread block sorts at once: 64 tiles (DHFR lists about 23 per block at 1.1 nm). */
-constexpr int SORT_ITEMS_PER_THREAD = 8;
-constexpr int SORTED_PARTNERS = 32 * SEARCH_WARPS * SORT_ITEMS_PER_THREAD;
+/** Partners of block I per thread of the sort: up to 1,024 (32 tiles; DHFR lists about 23 per block at 1.1 nm), else 2,048. */
+constexpr int SHORT_SORT_ITEMS = 4, LONG_SORT_ITEMS = 8;
+constexpr int SORTED_PARTNERS = 32 * SEARCH_WARPS * LONG_SORT_ITEMS;
+using ShortPartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SHORT_SORT_ITEMS>;
+using LongPartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, LONG_SORT_ITEMS>;
+union PartnerSortStorage {
+    typename ShortPartnerSort::TempStorage shortSort;
+    typename LongPartnerSort::TempStorage longSort;
+};
+
+/** Block I's numPartners entries in order of their distance class (stable: the padding past them sorts last). */
+template <class PartnerSort, int ITEMS>
+__device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, int* partners, int numPartners) {
+    constexpr unsigned int slotMask = (1u << NARUMI_LIST_SLOT_BITS) - 1;
+    unsigned int entries[ITEMS];
+    for (int k = 0; k < ITEMS; k++) {
+        int index = ITEMS * threadIdx.x + k;
+        entries[k] = index < numPartners ? (unsigned int) partners[index] : ~0u;
+    }
+    PartnerSort(storage).Sort(entries, NARUMI_LIST_SLOT_BITS, 32);
+    for (int k = 0; k < ITEMS; k++) {
+        int index = ITEMS * threadIdx.x + k;
+        if (index < numPartners)
+            partners[index] = (int) (entries[k] & slotMask);
+    }
+}
 
 /**
  * Block I's partners (entries [32, 32 + numPartners) of its segment) in order of their distance class, nearest first,
  * the classes then cleared: the atoms that only the skin brought in fill the last tiles, whose rotation steps mostly
- * find no pair inside the cutoff, so that the warp skips them (benchmarks/tile_efficiency.py --partner-orders: 17%
+ * find no pair inside the cutoff, so that the warp skips them (benchmarks/tile_efficiency.py --partner-orders: 18%
  * fewer steps executed on the DHFR box).  More partners than SORTED_PARTNERS keep their order; the sums are exact,
  * so the order changes no bit of the result.
  */
 __device__ void sortPartnersByDistance(int* segment, int numPartners) {
-    using PartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SORT_ITEMS_PER_THREAD>;
-    __shared__ typename PartnerSort::TempStorage sortStorage;
-    constexpr unsigned int slotMask = (1u << NARUMI_LIST_SLOT_BITS) - 1;
+    __shared__ PartnerSortStorage storage;
     int* partners = segment + 32;
-    unsigned int entries[SORT_ITEMS_PER_THREAD];
-    const bool sorted = numPartners <= SORTED_PARTNERS;
-    if (sorted) {
-        for (int k = 0; k < SORT_ITEMS_PER_THREAD; k++) {
-            int index = SORT_ITEMS_PER_THREAD * threadIdx.x + k;
-            entries[k] = index < numPartners ? (unsigned int) partners[index] : ~0u;  // padding sorts last (stable)
-        }
-        PartnerSort(sortStorage).Sort(entries, NARUMI_LIST_SLOT_BITS, 32);
-        for (int k = 0; k < SORT_ITEMS_PER_THREAD; k++) {
-            int index = SORT_ITEMS_PER_THREAD * threadIdx.x + k;
-            if (index < numPartners)
-                partners[index] = (int) (entries[k] & slotMask);
-        }
-    }
+    if (numPartners <= 32 * SEARCH_WARPS * SHORT_SORT_ITEMS)
+        sortEntriesByClass<ShortPartnerSort, SHORT_SORT_ITEMS>(storage.shortSort, partners, numPartners);
+    else if (numPartners <= SORTED_PARTNERS)
+        sortEntriesByClass<LongPartnerSort, LONG_SORT_ITEMS>(storage.longSort, partners, numPartners);
     else
         for (int index = threadIdx.x; index < numPartners; index += blockDim.x)
-            partners[index] &= slotMask;
+            partners[index] &= (1 << NARUMI_LIST_SLOT_BITS) - 1;
 }
 
 /** A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole. */
