@@ -151,7 +151,7 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
         segment[entry] = s.stagedSlots[warp][lane] | distanceClass << NARUMI_LIST_SLOT_BITS;
 }
 
-/** Partners of block I per thread of the sort: up to 1,024 (32 tiles; DHFR lists about 23 per block at 1.1 nm), else 2,048. */
+/** Partners of block I per thread of the sort: 4 up to 1,024 (32 tiles; most blocks of a 1.0 nm cutoff's list), else 8. */
 constexpr int SHORT_SORT_ITEMS = 4, LONG_SORT_ITEMS = 8;
 constexpr int SORTED_PARTNERS = 32 * SEARCH_WARPS * LONG_SORT_ITEMS;
 using ShortPartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SHORT_SORT_ITEMS>;
