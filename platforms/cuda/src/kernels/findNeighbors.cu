@@ -251,8 +251,9 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
  * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
  * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
  * computeTiles).  The partners are ordered by their distance class (sortPartnersByDistance), within a class by the
- * warps' timing; the integer sums of Narumi and FixedPoint64 depend on neither.  A block with more tiles than a segment holds (or more candidates) is listed in overflowBlocks
- * for computeTiles to compute whole, and lists none; the largest count goes to the host, which then grows the segments.
+ * warps' timing; the integer sums of Narumi and FixedPoint64 depend on neither.  A block with more tiles than a
+ * segment holds (or more candidates) is listed in overflowBlocks for computeTiles to compute whole, and lists none;
+ * the largest count goes to the host, which then grows the segments.
  */
 __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
     __shared__ NeighborSearchShared s;
