@@ -219,17 +219,15 @@ def main():
               f"{s['kernel_tiles']:.1f} | {s['kernel_efficiency']:.1%} |")
 
     hilbert = np.argsort(hilbert_keys(cells), kind="stable")
+    cluster_skin = args.skin if args.skin is not None else 0.0
     for shape in args.clusters:
         size_i, size_j = (int(v) for v in shape.lower().split("x"))
-        skin = args.skin if args.skin is not None else 0.0
-        listed, tested = cluster_pair_statistics(positions, box, hilbert, args.cutoff + skin, size_i, size_j)
-        print(f"Hilbert, clusters {size_i}x{size_j}, list cutoff {args.cutoff + skin:g} nm: {listed} cluster pairs, "
+        listed, tested = cluster_pair_statistics(positions, box, hilbert, args.cutoff + cluster_skin, size_i, size_j)
+        print(f"Hilbert, clusters {size_i}x{size_j}, list cutoff {args.cutoff + cluster_skin:g} nm: {listed} cluster pairs, "
               f"{tested} pairs tested, {pairs_inside / tested:.1%} inside")
     for group in args.sphere_groups:
         print(f"Hilbert, atom filter by bounding spheres of {group} atoms: "
               f"{sphere_filtered_tiles(positions, box, hilbert, args.cutoff, group):.2f} tiles per block")
-
-
     if args.partner_orders:
         skin = args.skin if args.skin is not None else 0.1
         print(f"\nThe pair kernel's rotation over the kernel's list (Hilbert order, skin {skin:g} nm):")

@@ -115,6 +115,8 @@ __device__ bool singlePeriodicCopy(const NarumiNonbondedData& d, float4 halfI) {
  * one pass of the radix sort; 16 classes execute as few rotation steps as 64 in the model).
  */
 constexpr int DISTANCE_CLASSES = 1 << (32 - NARUMI_LIST_SLOT_BITS);
+/** A listed entry's slot, without its distance class. */
+constexpr unsigned int LIST_SLOT_MASK = (1u << NARUMI_LIST_SLOT_BITS) - 1;
 
 /**
  * The atom test of up to 32 staged candidates (lane l holds staged entry l, entries from `count` on are empty):
@@ -164,7 +166,6 @@ union PartnerSortStorage {
 /** Block I's numPartners entries in order of their distance class (stable: the padding past them sorts last). */
 template <class PartnerSort, int ITEMS>
 __device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, int* partners, int numPartners) {
-    constexpr unsigned int slotMask = (1u << NARUMI_LIST_SLOT_BITS) - 1;
     unsigned int entries[ITEMS];
     for (int k = 0; k < ITEMS; k++) {
         int index = ITEMS * threadIdx.x + k;
@@ -174,7 +175,7 @@ __device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, i
     for (int k = 0; k < ITEMS; k++) {
         int index = ITEMS * threadIdx.x + k;
         if (index < numPartners)
-            partners[index] = (int) (entries[k] & slotMask);
+            partners[index] = (int) (entries[k] & LIST_SLOT_MASK);
     }
 }
 
@@ -194,7 +195,7 @@ __device__ void sortPartnersByDistance(int* segment, int numPartners) {
         sortEntriesByClass<LongPartnerSort, LONG_SORT_ITEMS>(storage.longSort, partners, numPartners);
     else
         for (int index = threadIdx.x; index < numPartners; index += blockDim.x)
-            partners[index] &= (1 << NARUMI_LIST_SLOT_BITS) - 1;
+            partners[index] &= LIST_SLOT_MASK;
 }
 
 /** A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole. */
