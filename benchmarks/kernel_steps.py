@@ -2,11 +2,13 @@
 """A few DHFR MD steps with each nonbonded force, as the workload of a kernel profiler.
 
     ncu --kernel-name regex:'computeTiles|computeNonbonded' python3 benchmarks/kernel_steps.py [--data-dir DIR]
+        [--water-atoms N]
 
 Builds benchmarks/nonbonded_speed.py's DHFR system (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field,
 HBonds, hydrogen mass 1.5 amu; mixed precision) and runs --steps LangevinMiddleIntegrator steps (1 fs, so that the
 unminimized start stays sane) first with OpenMM's NonbondedForce, then with NarumiNonbondedForce, so that one
-profiler run sees both forces' kernels on the same positions.  --forces picks one or both.
+profiler run sees both forces' kernels on the same positions.  --forces picks one or both.  --water-atoms N takes
+nonbonded_speed.py's TIP3P box of about N atoms instead of DHFR.
 """
 import argparse
 import os
@@ -16,7 +18,7 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from nonbonded_speed import create_system, dhfr
+from nonbonded_speed import create_system, dhfr, water_box
 
 
 def main():
@@ -24,8 +26,9 @@ def main():
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--forces", nargs="*", default=["openmm", "narumi"], choices=["openmm", "narumi"])
+    parser.add_argument("--water-atoms", type=int, help="a TIP3P box of about this many atoms instead of DHFR")
     args = parser.parse_args()
-    found = dhfr(args.data_dir)
+    found = water_box(args.water_atoms) if args.water_atoms else dhfr(args.data_dir)
     if found is None:
         sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
     _, topology, positions = found

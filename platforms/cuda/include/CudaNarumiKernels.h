@@ -119,7 +119,7 @@ private:
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, overflowBlocks, tileAtoms, cubStorage;
-    OpenMM::CudaArray candidateBlocks, candidateCounts;
+    OpenMM::CudaArray candidateBlocks, candidateCounts, candidatesReady;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     Common::PinnedBuffer<NarumiStatusWords> pinnedStatus;  // one set of status words, read without blocking the stream
     CUevent statusReady = nullptr;

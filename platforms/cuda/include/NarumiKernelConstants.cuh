@@ -3,7 +3,9 @@
 
 /** Launch geometry shared by the stages of the nonbonded kernels (src/kernels/*.cu). */
 
+#include "NarumiCommon/CudaError.h"
 #include <algorithm>
+#include <cuda_runtime.h>
 
 namespace OpenMMNarumi {
 
@@ -22,12 +24,33 @@ constexpr unsigned FULL_MASK = 0xffffffffu;
 /** Threads of gatherSlotsAndBounds' thread blocks: one superblock, 32 blocks of 32 slots. */
 constexpr int SUPERBLOCK_THREADS = 32 * 32;
 
-/** Superblocks (findCandidateBlocks) or candidate blocks (findNeighborTiles) a warp loads at once. */
+/** Superblocks (candidate tasks) or candidate blocks (tile tasks) a warp of findNeighborTiles loads at once. */
 constexpr int BLOCKS_IN_FLIGHT = 4;
 
 /** Thread blocks of THREADS threads for one thread per item (at least one block). */
 inline int blocksFor(long long threads) {
     return (int) std::max(1LL, (threads + THREADS - 1) / THREADS);
+}
+
+/**
+ * Thread blocks of THREADS_PER_BLOCK threads that the current GPU runs of KERNEL at once (its occupancy times the
+ * multiprocessors), for kernels whose thread blocks take their work from a counter; cached per kernel, device and host
+ * thread (OpenMM drives each device of a Context from its own thread).
+ */
+template <auto KERNEL, int THREADS_PER_BLOCK>
+int fullWaveBlocks() {
+    static thread_local int cachedDevice = -1, cachedBlocks = 0;
+    int device;
+    Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (device != cachedDevice) {
+        int multiprocessors, blocksPerMultiprocessor;
+        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, KERNEL, THREADS_PER_BLOCK, 0),
+                          "reading the occupancy");
+        cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
+        cachedDevice = device;
+    }
+    return cachedBlocks;
 }
 
 } // namespace OpenMMNarumi

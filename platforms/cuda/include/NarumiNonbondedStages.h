@@ -25,11 +25,9 @@ void narumiSortAtoms(const NarumiNonbondedData& data, bool posqIsDouble, cudaStr
 void narumiGatherSlots(const NarumiNonbondedData& data, bool posqIsDouble, bool betweenSorts, cudaStream_t stream);
 
 // src/kernels/findNeighbors.cu
-/** findCandidateBlocks: per block, the later blocks whose boxes come within the cutoff of its box. */
-void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t stream);
 /**
- * findNeighborTiles: per block, its tiles of atoms near it (tileAtoms, tileCounts, overflowBlocks), and in its last
- * thread block the scan of tileCounts into tileOffsets, the tiles' numbers.
+ * findNeighborTiles: per block, its candidate blocks and its tiles of atoms near it (tileAtoms, tileCounts,
+ * overflowBlocks), and in its last thread block the scan of tileCounts into tileOffsets, the tiles' numbers.
  */
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream);
 

@@ -101,8 +101,11 @@ struct NarumiStatusWords {
     int tilesPerBlockNeeded;    // the most tiles any block has had (never reset: it sizes the list's segments)
     int candidatesPerBlockNeeded;   // the most candidate blocks any block has had (likewise)
     int rebuildList;                // set (sort, an atom that moved too far, the host) -> this evaluation rebuilds the list
+    int candidateTasksTaken;        // blocks I whose candidates findNeighborTiles' warps have taken (then 0)
+    int searchBlocksTaken;          // blocks I whose tiles findNeighborTiles' thread blocks have taken (then 0)
     int searchBlocksDone;           // findNeighborTiles' thread blocks that have finished (the last one scans; then 0)
-    int overflowListCount;          // entries of overflowBlocks since the last rebuild
+    int overflowListPending;        // entries of overflowBlocks of the list being built (then 0)
+    int overflowListCount;          // entries of overflowBlocks of the current list
     int tileChunksTaken;            // computeTiles' chunks of the list taken so far this evaluation (finishEnergy: 0)
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
@@ -158,6 +161,7 @@ struct NarumiNonbondedData {
     int* tileOffsets;           // exclusive scan of tileCounts: the tiles' numbers; tileOffsets[numBlocks] = listed tiles
     int* candidateBlocks;       // per block I, the later blocks J whose boxes come within the cutoff of I's box
     int* candidateCounts;       // per block I, its candidates (more than the capacity: computeTiles computes I whole)
+    int* candidatesReady;       // per block I, the build whose candidates are published (findNeighborTiles)
     int* overflowBlocks;        // the blocks whose tiles or candidates did not fit into their segments (status count)
     int* tileAtoms;             // per block, tilesPerBlockCapacity tiles of 32 slots of atoms near it (-1 pads)
     void* cubStorage;

@@ -247,6 +247,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     superblockCenters.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockCenters");
     superblockHalfExtents.initialize<float4>(cu, data.numSuperblocks, "narumiSuperblockHalfExtents");
     initializeZeroed<int>(tileCounts, cu, data.numBlocks + 1, "narumiTileCounts");  // the last entry stays 0
+    candidateCounts.initialize<int>(cu, data.numBlocks, "narumiCandidateCounts");
+    initializeZeroed<int>(candidatesReady, cu, data.numBlocks, "narumiCandidatesReady");  // no build's epoch is 0
     tileOffsets.initialize<int>(cu, data.numBlocks + 1, "narumiTileOffsets");
     overflowBlocks.initialize<int>(cu, data.numBlocks, "narumiOverflowBlocks");
     try {
@@ -261,8 +263,6 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // evaluation measures what is needed (blocks that do not fit are never lost: computeTiles computes them whole) and the
     // segments then grow whenever an evaluation reports more.
     allocateTiles(64);
-    candidateCounts.initialize<int>(cu, data.numBlocks, "narumiCandidateCounts");
-    data.candidateCounts = (int*) candidateCounts.getDevicePointer();
     allocateCandidates(160);
 
     int paddedNumAtoms = cu.getPaddedNumAtoms();
@@ -288,6 +288,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.superblockCenters = (float4*) superblockCenters.getDevicePointer();
     data.superblockHalfExtents = (float4*) superblockHalfExtents.getDevicePointer();
     data.tileCounts = (int*) tileCounts.getDevicePointer();
+    data.candidateCounts = (int*) candidateCounts.getDevicePointer();
+    data.candidatesReady = (int*) candidatesReady.getDevicePointer();
     data.tileOffsets = (int*) tileOffsets.getDevicePointer();
     data.overflowBlocks = (int*) overflowBlocks.getDevicePointer();
     data.cubStorage = (void*) cubStorage.getDevicePointer();

@@ -7,11 +7,10 @@
  *                     [sortAtoms.cu]
  *   gatherSlotsAndBounds  float positions in slot order (every evaluation; charges and LJ parameters after a sort),
  *                     and the bounding boxes of blocks (32 slots) and of superblocks (32 blocks)   [gatherSlots.cu]
- *   findCandidateBlocks   per block I, the later blocks whose boxes come within cutoff + skin of I's
- *                     [findNeighbors.cu; both search kernels return at once while the list is kept]
- *   findNeighborTiles per block I, the atoms of its candidates within cutoff + skin of one of I's atoms, packed 32 to
- *                     a tile in I's segment of the list; its last thread block scans the counts into the tiles'
- *                     numbers   [findNeighbors.cu]
+ *   findNeighborTiles per block I, its candidates (the later blocks whose boxes come within cutoff + skin of I's),
+ *                     then their atoms within cutoff + skin of one of I's atoms, packed 32 to a tile in I's segment
+ *                     of the list; its last thread block scans the counts into the tiles' numbers
+ *                     [findNeighbors.cu; returns at once while the list is kept]
  *   computeTiles      all pairs of the listed tiles of this device's share of the blocks, NO exclusion test, the
  *                     warps taking the list in chunks (of 4 tiles from a long list, single tiles from a short one;
  *                     one fixed run each for the floating-point methods), then the blocks whose tiles did not fit
@@ -64,8 +63,6 @@ void narumiLaunchNonbonded(const NarumiNonbondedData& data, NarumiAccumulation m
         narumiCorrectExceptions(data, method, includeEnergy, posqIsDouble, exceptions->stream);
         exceptions->done.record(exceptions->stream);
     }
-    narumiFindCandidateBlocks(data, stream);
-    markStage(timer, "findCandidateBlocks", stream);
     narumiFindNeighborTiles(data, stream);
     markStage(timer, "findNeighborTiles", stream);
     if (shareStarted != nullptr)

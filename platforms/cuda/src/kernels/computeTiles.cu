@@ -326,29 +326,14 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
         atomicOr(d.sums.errorFlags, errors);
 }
 
-/** Thread blocks of a full wave of the current GPU for a pair kernel (cached per kernel and device). */
-template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
-int computeTilesGrid() {
-    static int cachedDevice = -1, cachedBlocks = 0;
-    int device;
-    Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-    if (device != cachedDevice) {
-        int multiprocessors, blocksPerMultiprocessor;
-        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-        Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>,
-                                                                        THREADS, 0), "reading the occupancy");
-        cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
-        cachedDevice = device;
-    }
-    return cachedBlocks;
-}
-
 template <class Accumulator, bool computeEnergy, int COULOMB>
 void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
     if (d.pair.useSwitch)
-        computeTiles<Accumulator, computeEnergy, COULOMB, 1><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 1>(), THREADS, 0, stream>>>(d);
+        computeTiles<Accumulator, computeEnergy, COULOMB, 1>
+            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 1>, THREADS>(), THREADS, 0, stream>>>(d);
     else
-        computeTiles<Accumulator, computeEnergy, COULOMB, 0><<<computeTilesGrid<Accumulator, computeEnergy, COULOMB, 0>(), THREADS, 0, stream>>>(d);
+        computeTiles<Accumulator, computeEnergy, COULOMB, 0>
+            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 0>, THREADS>(), THREADS, 0, stream>>>(d);
 }
 
 /** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */

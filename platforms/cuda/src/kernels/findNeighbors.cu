@@ -1,13 +1,17 @@
 /**
  * The neighbour list, a half list of every pair within cutoff + skin, rebuilt only when an atom has moved more than
- * half the skin since it was built, or after a sort (the device's rebuildList word; else both kernels return at once).
+ * half the skin since it was built, or after a sort (the device's rebuildList word; else the kernel returns at once).
  * Only the blocks I of [listBlockBegin, listBlockEnd) get tiles: on several devices each lists about its own share.
  *
- *   findCandidateBlocks   per block I, the later blocks whose boxes come within the cutoff of I's
- *   findNeighborTiles     per block I, the atoms of its candidates within the cutoff of one of I's atoms, packed 32
- *                         to a tile in I's segment of the list, nearest first
- *                         and, in its last thread block to finish, the scan tileCounts -> tileOffsets (the tiles'
- *                         numbers, read by computeTiles)
+ * findNeighborTiles, one launch of one full wave of thread blocks (an evaluation that keeps the list costs one short
+ * launch), in two phases that overlap:
+ *   candidates   each warp takes blocks I from a counter: the later blocks whose boxes come within the cutoff of I's
+ *   tiles        then each thread block takes blocks I from a second counter, waits until I's candidates are
+ *                published, and lists the atoms of those candidates within the cutoff of one of I's atoms, packed 32
+ *                to a tile in I's segment of the list, nearest first;
+ * and its last thread block to finish scans tileCounts into tileOffsets (the tiles' numbers, read by computeTiles).
+ * A thread block reaches the second phase only when every candidate task has been taken by a running warp, so its
+ * wait always ends.
  */
 
 #include "NarumiBoundsTests.cuh"
@@ -21,25 +25,26 @@ namespace OpenMMNarumi {
 
 namespace {
 
+/** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
+constexpr int SEARCH_WARPS = 8;
+/** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
+constexpr int STAGED_CAPACITY = 64;
+
+/** What the warps searching for block I's neighbours share. */
+struct NeighborSearchShared {
+    float4 atomsI[32];                                      // I's atoms relative to I's centre, w = |r|^2 / 2
+    int stagedSlots[SEARCH_WARPS][STAGED_CAPACITY];         // candidates that passed the box test, per warp
+    float4 stagedPositions[SEARCH_WARPS][STAGED_CAPACITY];  // their position relative to I's centre, w = |r|^2 / 2
+    int blockI;                                             // the block this thread block lists now
+    int found;                                              // entries of I's segment written (the diagonal tile first)
+};
+
 /**
- * One warp per block I: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock by
- * superblock, into I's segment of candidateBlocks.  A block with more candidates than its segment holds goes to the
- * overflow path of computeTiles (findNeighborTiles lists none for it); the largest count goes to the host, which then grows the
- * segments.
+ * One warp's candidate task: the later blocks J > I whose bounding boxes come within the cutoff of I's, found superblock
+ * by superblock, into I's segment of candidateBlocks, their number into candidateCounts[I] (more than the segment
+ * holds makes I an overflow block), then published to the tiles phase: candidatesReady[I] = epoch.
  */
-__global__ void findCandidateBlocks(NarumiNonbondedData d) {
-    const int blockI = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-    if (!d.status->rebuildList)
-        return;
-    if (blockI == 0 && lane == 0)
-        d.status->overflowListCount = 0;  // findNeighborTiles, which runs after this kernel, lists the new overflows
-    if (blockI >= d.numBlocks)
-        return;
-    if (blockI < d.listBlockBegin || blockI >= d.listBlockEnd) {
-        if (lane == 0)
-            d.candidateCounts[blockI] = 0;  // another device's block: findNeighborTiles lists no tiles for it
-        return;
-    }
+__device__ void listCandidateBlocks(const NarumiNonbondedData& d, int blockI, int epoch, int lane) {
     const unsigned int lowerLanes = (1u << lane) - 1;
     int* segment = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
     const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
@@ -51,8 +56,7 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
         unsigned int nearSuperblocks = __ballot_sync(FULL_MASK, superblock >= superblockI && superblock < d.numSuperblocks &&
             boundsWithinCutoff(d, centerI, halfI, d.superblockCenters[superblock], d.superblockHalfExtents[superblock], untested));
         while (nearSuperblocks != 0) {
-            // Several superblocks at once, their blocks' bounds loaded together (one warp per block I is too few
-            // warps to hide one load's latency behind another warp's).
+            // Several superblocks at once, their blocks' bounds loaded together (one warp's loads in flight together).
             int blocksJ[BLOCKS_IN_FLIGHT];
             float4 centers[BLOCKS_IN_FLIGHT], halves[BLOCKS_IN_FLIGHT];
 #pragma unroll
@@ -76,26 +80,17 @@ __global__ void findCandidateBlocks(NarumiNonbondedData d) {
             }
         }
     }
+    __threadfence();  // the segment before the flag
+    __syncwarp();
     if (lane == 0) {
         d.candidateCounts[blockI] = count;
+        __threadfence();
+        atomicExch(&d.candidatesReady[blockI], epoch);
         atomicMax(&d.status->candidatesPerBlockNeeded, count);
         if (untestedPairs != 0)
             atomicAdd(&d.status->untestedBlockPairs, (unsigned long long) untestedPairs);
     }
 }
-
-/** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
-constexpr int SEARCH_WARPS = 8;
-/** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
-constexpr int STAGED_CAPACITY = 64;
-
-/** What the warps searching for block I's neighbours share. */
-struct NeighborSearchShared {
-    float4 atomsI[32];                                      // I's atoms relative to I's centre, w = |r|^2 / 2
-    int stagedSlots[SEARCH_WARPS][STAGED_CAPACITY];         // candidates that passed the box test, per warp
-    float4 stagedPositions[SEARCH_WARPS][STAGED_CAPACITY];  // their position relative to I's centre, w = |r|^2 / 2
-    int found;                                              // entries of I's segment written (the diagonal tile first)
-};
 
 /**
  * Whether every atom within the cutoff of an atom of block I lies, in the image that the reduced minimum image of
@@ -198,10 +193,13 @@ __device__ void sortPartnersByDistance(int* segment, int numPartners) {
             partners[index] &= LIST_SLOT_MASK;
 }
 
-/** A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole. */
+/**
+ * A block whose tiles or candidates do not fit into its segment: the pair kernel computes it whole.  The new list's
+ * overflow blocks are counted in overflowListPending, which the last thread block publishes as overflowListCount.
+ */
 __device__ inline void listOverflowBlock(const NarumiNonbondedData& d, int blockI) {
     d.tileCounts[blockI] = 0;
-    d.overflowBlocks[atomicAdd(&d.status->overflowListCount, 1)] = blockI;
+    d.overflowBlocks[atomicAdd(&d.status->overflowListPending, 1)] = blockI;
     atomicAdd(&d.status->overflowBlocks, 1ULL);
 }
 
@@ -211,7 +209,8 @@ constexpr int SCAN_ITEMS = 4;
 /**
  * The exclusive scan of tileCounts into tileOffsets (the tiles' numbers), by the last thread block of
  * findNeighborTiles to finish: one launch fewer than a device-wide scan, and none at all when the list is kept.  Each
- * block publishes its count, fences and counts itself done; the block that counts last sees every count.
+ * block publishes its counts, fences and counts itself done; the block that counts last sees every count, publishes
+ * the overflow blocks' number and clears the counters for the next build.
  */
 __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
     using BlockScan = cub::BlockScan<int, 32 * SEARCH_WARPS>;
@@ -242,46 +241,53 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
         running += aggregate;
         __syncthreads();
     }
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+        d.status->overflowListCount = d.status->overflowListPending;
+        d.status->overflowListPending = 0;
+        d.status->candidateTasksTaken = 0;
+        d.status->searchBlocksTaken = 0;
         d.status->searchBlocksDone = 0;
+    }
 }
 
 /**
- * One thread block per block I, SEARCH_WARPS warps: I's tiles, packed into I's segment of tileAtoms.  The first tile
- * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (findCandidateBlocks, dealt out to
+ * Block I's tiles, by the SEARCH_WARPS warps of a thread block, packed into I's segment of tileAtoms.  The first tile
+ * is block I itself (the diagonal tile); then the atoms of I's candidate blocks (listCandidateBlocks, dealt out to
  * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
  * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
  * computeTiles).  The partners are ordered by their distance class (sortPartnersByDistance), within a class by the
  * warps' timing; the integer sums of Narumi and FixedPoint64 depend on neither.  A block with more tiles than a
  * segment holds (or more candidates) is listed in overflowBlocks for computeTiles to compute whole, and lists none;
- * the largest count goes to the host, which then grows the segments.
+ * the largest counts go to the host, which then grows the segments.
  */
-__global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
-    __shared__ NeighborSearchShared s;
-    const int blockI = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (!d.status->rebuildList)
-        return;  // the list of an earlier evaluation still holds every pair within the cutoff
+__device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchShared& s, int blockI, int epoch, int warp, int lane) {
     // Every atom's position at the build, also of blocks this device does not list: they are its tiles' partners.
     if (warp == 0 && 32 * blockI + lane < d.numAtoms)
         d.builtPositions[32 * blockI + lane] = d.slotPositions[32 * blockI + lane];
     if (blockI < d.listBlockBegin || blockI >= d.listBlockEnd) {
         if (threadIdx.x == 0)
             d.tileCounts[blockI] = 0;
-        scanTileCountsIfLastBlock(d);
         return;
     }
     const unsigned int lowerLanes = (1u << lane) - 1;
     const long long capacityEntries = 32LL * d.tilesPerBlockCapacity;
     int* segment = d.tileAtoms + blockI * capacityEntries;
-    const int numCandidates = d.candidateCounts[blockI];
+    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
+    if (threadIdx.x == 0) {
+        // I's candidate task was taken by a running warp before this thread block left the first phase.
+        while (atomicAdd(&d.candidatesReady[blockI], 0) != epoch)
+            __nanosleep(64);
+        __threadfence();
+        s.found = 32;
+    }
+    __syncthreads();
+    const int numCandidates = __ldcg(&d.candidateCounts[blockI]);  // L2: written by another multiprocessor
     if (numCandidates > d.candidatesPerBlockCapacity) {
         if (threadIdx.x == 0)
             listOverflowBlock(d, blockI);
-        scanTileCountsIfLastBlock(d);
         return;
     }
     const int* candidates = d.candidateBlocks + (long long) blockI * d.candidatesPerBlockCapacity;
-    const float4 centerI = d.blockCenters[blockI], halfI = d.blockHalfExtents[blockI];
     const bool shiftable = singlePeriodicCopy(d, halfI);
     const bool filterByAtoms = shiftable && d.tileCutoff2 < INFINITY;
     if (warp == 0) {
@@ -291,15 +297,13 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
         float4 p = ownSlot < d.numAtoms ? d.slotPositions[ownSlot] : make_float4(1e6f, 1e6f, 1e6f, 0.0f);
         float3 r = make_float3(p.x - centerI.x, p.y - centerI.y, p.z - centerI.z);
         s.atomsI[lane] = make_float4(r.x, r.y, r.z, 0.5f * (r.x * r.x + r.y * r.y + r.z * r.z));
-        if (lane == 0)
-            s.found = 32;
     }
     __syncthreads();
     int staged = 0;  // this warp's staged candidates
     // This warp's candidates are numbers warp, warp + SEARCH_WARPS, ...: 32 of them per pass, one per lane.
     for (int pass = warp; pass < numCandidates; pass += 32 * SEARCH_WARPS) {
         int mine = pass + SEARCH_WARPS * lane;
-        int myBlock = mine < numCandidates ? candidates[mine] : -1;
+        int myBlock = mine < numCandidates ? __ldcg(&candidates[mine]) : -1;
         int inPass = min(32, (numCandidates - pass + SEARCH_WARPS - 1) / SEARCH_WARPS);
         for (int next = 0; next < inPass; next += BLOCKS_IN_FLIGHT) {
             int slots[BLOCKS_IN_FLIGHT];
@@ -370,17 +374,49 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS) findNeighborTiles(NarumiNon
         if (!filterByAtoms && d.tileCutoff2 < INFINITY)
             atomicAdd(&d.status->unfilteredBlocks, 1ULL);
     }
+}
+
+/**
+ * The neighbour search of an evaluation that rebuilds the list: one full wave of thread blocks of SEARCH_WARPS warps.
+ * First every warp takes candidate tasks (listCandidateBlocks) until none is left; then each thread block takes blocks
+ * I (listNeighborTiles); the last to finish scans.  While the list is kept it returns at once: one launch where there
+ * were two (7-8 us less per evaluation on DHFR, docs/benchmarks.md).  4 thread blocks per multiprocessor keep the 64
+ * registers of the tiles phase, which had them alone; the candidate phase spills a few words.
+ */
+__global__ void __launch_bounds__(32 * SEARCH_WARPS, 4) findNeighborTiles(NarumiNonbondedData d) {
+    __shared__ NeighborSearchShared s;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (!d.status->rebuildList)
+        return;  // the list of an earlier evaluation still holds every pair within the cutoff
+    // Publishes this build's candidates: listBuilds counts builds when the evaluation finishes (finishEnergy).
+    const int epoch = (int) (d.status->listBuilds & 0x3fffffff) + 1;
+    while (true) {
+        int blockI = 0;
+        if (lane == 0)
+            blockI = d.listBlockBegin + atomicAdd(&d.status->candidateTasksTaken, 1);
+        blockI = __shfl_sync(FULL_MASK, blockI, 0);
+        if (blockI >= d.listBlockEnd)
+            break;
+        listCandidateBlocks(d, blockI, epoch, lane);
+    }
+    while (true) {
+        __syncthreads();  // the last block I's shared words have been read
+        if (threadIdx.x == 0)
+            s.blockI = atomicAdd(&d.status->searchBlocksTaken, 1);
+        __syncthreads();
+        const int blockI = s.blockI;
+        if (blockI >= d.numBlocks)
+            break;
+        listNeighborTiles(d, s, blockI, epoch, warp, lane);
+    }
     scanTileCountsIfLastBlock(d);
 }
 
 } // namespace
 
-void narumiFindCandidateBlocks(const NarumiNonbondedData& data, cudaStream_t stream) {
-    findCandidateBlocks<<<blocksFor((long long) data.numBlocks * 32), THREADS, 0, stream>>>(data);
-}
-
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
-    findNeighborTiles<<<data.numBlocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
+    int blocks = std::min(data.numBlocks, fullWaveBlocks<findNeighborTiles, 32 * SEARCH_WARPS>());
+    findNeighborTiles<<<blocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
 }
 
 } // namespace OpenMMNarumi
