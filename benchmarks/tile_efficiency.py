@@ -165,14 +165,14 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     for b in range((n + 31) // 32):
         mine = p[b * 32:(b + 1) * 32]
         within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
-        partners = within[within // 32 > b]
+        partners = within[within // 32 > b]  # in slot order (np.unique sorts)
         if len(partners) == 0:
             continue
         d = mine[:, None, :] - p[partners][None, :, :]
         d -= np.round(d / box) * box
         d2 = (d ** 2).sum(-1)  # [i, partner]
         nearest = d2.min(0)
-        orders = {"slot": np.argsort(partners, kind="stable"), "random": rng.permutation(len(partners)),
+        orders = {"slot": np.arange(len(partners)), "random": rng.permutation(len(partners)),
                   "distance class": np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15))),
                   "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0)))}
         for name, o in orders.items():
