@@ -28,7 +28,7 @@ def main():
     parser.add_argument("--forces", nargs="*", default=["openmm", "narumi"], choices=["openmm", "narumi"])
     parser.add_argument("--water-atoms", type=int, help="a TIP3P box of about this many atoms instead of DHFR")
     args = parser.parse_args()
-    found = water_box(args.water_atoms) if args.water_atoms else dhfr(args.data_dir)
+    found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
     if found is None:
         sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
     _, topology, positions = found

@@ -92,6 +92,8 @@ def tiled_dhfr(data_dir, copies=2):
 
 
 def water_box(atoms):
+    if atoms <= 0:
+        raise ValueError(f"a water box needs a positive number of atoms, not {atoms}")
     edge = (atoms / 3 / 33.43) ** (1 / 3)
     modeller = app.Modeller(app.Topology(), [])
     modeller.addSolvent(forcefield(), boxSize=openmm.Vec3(edge, edge, edge) * unit.nanometer)
