@@ -29,6 +29,9 @@ constexpr int NARUMI_SWITCH_ANY = -1;
  */
 constexpr int NARUMI_LIST_SLOT_BITS = 28;
 
+/** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
+constexpr float NARUMI_LARGE_TERM = 32768.0f;
+
 /** A double-precision (x, y, z, w) of 32 bytes: OpenMM's double posq element (CUDA 13 deprecates the unaligned double4). */
 struct __align__(32) NarumiDouble4 {
     double x, y, z, w;
@@ -175,6 +178,8 @@ struct NarumiNonbondedData {
     NarumiBox box;
     float tileCutoff2;          // (cutoff + skin)^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
     float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
+    float smallForceOverR;      // |dE/dr / r| below this: every component of a pair force inside the cutoff is below
+                                // NARUMI_LARGE_TERM (0: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
     int exceptionsUsePeriodic;
     // This device's share of the pairs (the whole on one GPU): those whose lower block lies in [shareBlockBegin,

@@ -15,12 +15,14 @@
  *
  *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
  *   addPairForce(...)      a pair force on i and, negated, on its partner j (each component split once for Narumi,
- *                          rounded once for the fixed-point sums)
+ *                          rounded once for the fixed-point sums), with the caller's word on whether every component
+ *                          is below NARUMI_LARGE_TERM (Narumi's range test; the other methods ignore it)
  *
  * and, for the partner atoms j of a tile (Newton's third law: each pair is computed once, and j's share summed in
  * shared memory for the tile's at most 32 terms, then merged into the global sum):
  *
  *   Partner         the shared-memory sum of one component of one partner atom over one tile
+ *   PartnerXY<Partner>   a partner's x and y sums side by side (its z sum apart), for one shared access to both
  *   partnerZero()   an empty Partner
  *   addPartner(p, y, sums, atom, component, errors)   add a term exactly as add(y) would (not Narumi: see addPairForce)
  *   flushPartner(first, second, sums, atom, component, errors)   merge a partner's two sums of a tile (the tile's
@@ -39,8 +41,15 @@
 
 namespace OpenMMNarumi {
 
-/** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
-constexpr float NARUMI_LARGE_TERM = 32768.0f;
+/**
+ * A partner's x and y sums side by side: one shared-memory access reads or writes both, and a warp's accesses to 32
+ * consecutive entries take as many bank cycles as two accesses to 8-byte entries would.
+ */
+template <class Partner>
+struct alignas(2 * sizeof(Partner)) PartnerXY {
+    Partner x, y;
+};
+
 /** A term must stay below 2^31 to have a 64-bit fixed-point value at OpenMM's scale. */
 constexpr float NARUMI_FIXED_POINT_LIMIT = 2147483648.0f;
 
@@ -395,13 +404,12 @@ __device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z,
  * Newton's third law in a cross tile: add() for i and addPartner() of -f for j.
  */
 template <class Accumulator>
-__device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator& z, typename Accumulator::Partner& px,
-                                    typename Accumulator::Partner& py, typename Accumulator::Partner& pz,
-                                    typename NarumiVectors<typename Accumulator::Real>::V3 f, const NarumiGlobalSums& sums,
-                                    int partnerAtom, int& errors) {
+__device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator& z, PartnerXY<typename Accumulator::Partner>& pxy,
+                                    typename Accumulator::Partner& pz, typename NarumiVectors<typename Accumulator::Real>::V3 f, bool,
+                                    const NarumiGlobalSums& sums, int partnerAtom, int& errors) {
     addVector(x, y, z, f);
-    Accumulator::addPartner(px, -f.x, sums, partnerAtom, 0, errors);
-    Accumulator::addPartner(py, -f.y, sums, partnerAtom, 1, errors);
+    Accumulator::addPartner(pxy.x, -f.x, sums, partnerAtom, 0, errors);
+    Accumulator::addPartner(pxy.y, -f.y, sums, partnerAtom, 1, errors);
     Accumulator::addPartner(pz, -f.z, sums, partnerAtom, 2, errors);
 }
 
@@ -411,8 +419,8 @@ __device__ inline void addPairForce(Accumulator& x, Accumulator& y, Accumulator&
  */
 template <int FRACTION_BITS, class Real>
 __device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Real>& x, FixedPointTermAccumulator<FRACTION_BITS, Real>& y,
-                                    FixedPointTermAccumulator<FRACTION_BITS, Real>& z, long long& px, long long& py, long long& pz,
-                                    typename NarumiVectors<Real>::V3 f, const NarumiGlobalSums&, int, int&) {
+                                    FixedPointTermAccumulator<FRACTION_BITS, Real>& z, PartnerXY<long long>& pxy, long long& pz,
+                                    typename NarumiVectors<Real>::V3 f, bool, const NarumiGlobalSums&, int, int&) {
     // Double terms: one branch for the pair, the rare large or NaN ones taking narumiRoundedTerm's per-component path.
     bool magic = false;
     if constexpr (std::is_same<Real, double>::value) {
@@ -433,8 +441,10 @@ __device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Rea
     x.sum += tx;
     y.sum += ty;
     z.sum += tz;
-    px -= tx;
-    py -= ty;
+    PartnerXY<long long> partnerXY = pxy;
+    partnerXY.x -= tx;
+    partnerXY.y -= ty;
+    pxy = partnerXY;
     pz -= tz;
 }
 
@@ -483,21 +493,24 @@ __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator
 }
 
 /**
- * Narumi: one range test per pair, and each component split once (narumiSplit) for both atoms, added to i's pair and
- * subtracted from j's: three float adds and two integer adds per component instead of eight and two.  Large forces
- * go to i's 64-bit sums and straight to j's global sum, rounded onto the same grid.
+ * Narumi: one range test per pair (small: every component of f is below NARUMI_LARGE_TERM, as narumiSmallVector(f)
+ * or a cheaper sufficient test tells), and each component split once (narumiSplit) for both atoms, added to i's pair
+ * and subtracted from j's: three float adds and two integer adds per component instead of eight and two.  Large
+ * forces go to i's 64-bit sums and straight to j's global sum, rounded onto the same grid: either way a term adds
+ * narumiGridTerm(y), so a test that sends a few small forces the long way changes no bit.
  */
 __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z,
-                                    NarumiTermAccumulator::Partner& px, NarumiTermAccumulator::Partner& py,
-                                    NarumiTermAccumulator::Partner& pz, float3 f, const NarumiGlobalSums& sums,
-                                    int partnerAtom, int& errors) {
-    if (narumiSmallVector(f)) {
+                                    PartnerXY<NarumiTermAccumulator::Partner>& pxy, NarumiTermAccumulator::Partner& pz, float3 f,
+                                    bool small, const NarumiGlobalSums& sums, int partnerAtom, int& errors) {
+    if (small) {
         NarumiSplitTerm tx = narumiSplit(f.x), ty = narumiSplit(f.y), tz = narumiSplit(f.z);
         narumiAddSplit(x.small.hi, x.small.lo, tx);
         narumiAddSplit(y.small.hi, y.small.lo, ty);
         narumiAddSplit(z.small.hi, z.small.lo, tz);
-        narumiSubtractSplit(px.hi, px.lo, tx);
-        narumiSubtractSplit(py.hi, py.lo, ty);
+        PartnerXY<NarumiTermAccumulator::Partner> partnerXY = pxy;   // x and y in one shared-memory access each way
+        narumiSubtractSplit(partnerXY.x.hi, partnerXY.x.lo, tx);
+        narumiSubtractSplit(partnerXY.y.hi, partnerXY.y.lo, ty);
+        pxy = partnerXY;
         narumiSubtractSplit(pz.hi, pz.lo, tz);
     }
     else {

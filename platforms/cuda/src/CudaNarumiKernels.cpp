@@ -218,6 +218,8 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
+    // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
+    data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
 
     exceptionPairs = sortedExceptionPairs(force);
 

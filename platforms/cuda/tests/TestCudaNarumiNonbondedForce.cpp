@@ -530,6 +530,57 @@ TEST(CudaNarumiNonbondedForce, ExcludedPairAtBondedDistanceCancelsExactly) {
     }
 }
 
+/**
+ * Close pairs, 0.13-0.32 nm apart in random directions on a grid of 0.55 nm, whose pair forces range from ~1e2 to
+ * ~1e7 kJ/mol/nm: the pair kernel sends a pair force the long way (64-bit sums, straight to the partner's global
+ * sum) when it cannot certify every component below 2^15 from |dE/dr / r| and the cutoff, the short way (Narumi
+ * pairs) otherwise, so both ways meet here, in cross tiles too wherever a pair's atoms fall into different blocks.
+ * Positions and charges are exact in float, so each atom's force must match Reference to float's grade, and the
+ * forces must sum to exactly zero, in both Coulomb forms with a cutoff.
+ */
+TEST(CudaNarumiNonbondedForce, StrongPairForcesMatchReferenceOnEitherPath) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem pairs;
+    pairs.box = cubicBox(4.0);
+    mt19937 random(21);
+    uniform_real_distribution<double> uniform(0.0, 1.0);
+    auto floatExact = [](double x) { return std::ldexp(std::nearbyint(std::ldexp(x, 16)), -16); };
+    const int perAxis = 7;
+    for (int k = 0; k < perAxis * perAxis * perAxis; k++) {
+        Vec3 centre = Vec3(k % perAxis, k / perAxis % perAxis, k / (perAxis * perAxis)) * 0.55 + Vec3(0.3, 0.3, 0.3);
+        double separation = 0.13 * pow(0.32 / 0.13, uniform(random));
+        double z = 2 * uniform(random) - 1, phi = 2 * M_PI * uniform(random);
+        Vec3 half = Vec3(sqrt(1 - z * z) * cos(phi), sqrt(1 - z * z) * sin(phi), z) * (separation / 2);
+        for (int side : {-1, 1}) {
+            Vec3 position = centre + half * side;
+            pairs.addAtom(Vec3(floatExact(position[0]), floatExact(position[1]), floatExact(position[2])), 0.625 * side, 0.32, 0.8);
+        }
+    }
+    for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted}) {
+        auto system = makeSystem(pairs, {makeNarumiForce(pairs, periodicSettings(1.0), electrostatics)});
+        EnergyAndForces reference = evaluate(*system, pairs.positions, "Reference");
+        EnergyAndForces cuda = evaluateOnCuda(*system, pairs.positions);
+        int moderate = 0, strong = 0;
+        for (int i = 0; i < pairs.size(); i++) {
+            double largest = max(fabs(reference.forces[i][0]), max(fabs(reference.forces[i][1]), fabs(reference.forces[i][2])));
+            moderate += (largest > 1e4 && largest < 3e4);
+            strong += (largest > 1e5);
+            Vec3 difference = cuda.forces[i] - reference.forces[i];
+            EXPECT_LE(sqrt(difference.dot(difference)), 2e-5 * sqrt(reference.forces[i].dot(reference.forces[i])) + 1e-3)
+                << "atom " << i << ", electrostatics " << electrostatics;
+        }
+        EXPECT_GT(moderate, 10) << "too few forces between the two ways' thresholds";
+        EXPECT_GT(strong, 10) << "too few forces that only the long way takes";
+        for (int c = 0; c < 3; c++) {
+            int64_t net = 0;
+            for (const Vec3& f : cuda.forces)
+                net += toFixedPoint(f[c]);
+            EXPECT_EQ(net, 0) << "component " << c << ", electrostatics " << electrostatics;
+        }
+        EXPECT_NEAR(cuda.energy, reference.energy, 1e-5 * fabs(reference.energy));
+    }
+}
+
 TEST(CudaNarumiNonbondedForce, OverlappingAtomsRaiseAnError) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBoxOfAtoms(3000, 13);

@@ -64,22 +64,44 @@ struct AtomSums {
  */
 template <class Accumulator>
 struct TileStage {
+    using Partner = typename Accumulator::Partner;
     typename NarumiVectors<typename Accumulator::Real>::V4 positions[64];   // NaN for no atom
     typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[64];
     int posqIndices[32];
-    typename Accumulator::Partner partnerSums[3][64];   // per component, so that rotating accesses hit distinct banks
+    PartnerXY<Partner> partnerXY[64];   // per step of the rotation the warp touches 32 consecutive entries
+    Partner partnerZ[64];
+
+    __device__ Partner& partnerSum(int component, int entry) {
+        return component == 0 ? partnerXY[entry].x : (component == 1 ? partnerXY[entry].y : partnerZ[entry]);
+    }
 };
 
-/** The pair force on i (from j at displacement delta = r_j - r_i) and its energy, from the shared pair function. */
+/** The pair force on i (from j at displacement delta = r_j - r_i), its energy and (dE/dr)/r, from the shared pair function. */
 template <int COULOMB, int SWITCH, class V4, class V2, class V3, class Real>
 __device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, V4 other, V2 otherLennardJones,
-                               V3 delta, Real r2, Real& pairEnergy) {
+                               V3 delta, Real r2, Real& pairEnergy, Real& dEdrOverR) {
     Real kq = narumiMul(position.w, other.w);
     Real sigma = narumiAdd(lennardJones.x, otherLennardJones.x);
     Real eps4 = narumiMul(lennardJones.y, otherLennardJones.y);
-    Real dEdrOverR;
     pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(pairConstants(d, Real()), r2, kq, sigma, eps4, dEdrOverR);
     return V3{narumiMul(dEdrOverR, delta.x), narumiMul(dEdrOverR, delta.y), narumiMul(dEdrOverR, delta.z)};
+}
+
+/**
+ * Whether every component of a float pair force inside the cutoff is below NARUMI_LARGE_TERM, for Narumi's range
+ * test: with a cutoff (reaction field, shifted) |f_c| <= |dE/dr / r| r < smallForceOverR * cutoff, one comparison;
+ * without one, the components themselves.  (Double pairs take no such test.)
+ */
+template <int COULOMB>
+__device__ inline bool smallPairForce(const NarumiNonbondedData& d, float3 force, float dEdrOverR) {
+    if constexpr (COULOMB == NARUMI_COULOMB_REACTION_FIELD || COULOMB == NARUMI_COULOMB_SHIFTED)
+        return fabsf(dEdrOverR) < d.smallForceOverR;
+    else
+        return narumiSmallVector(force);
+}
+template <int COULOMB>
+__device__ inline bool smallPairForce(const NarumiNonbondedData&, double3, double) {
+    return false;
 }
 
 /**
@@ -102,8 +124,9 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
             delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2 && k != lane) {
-            Real pairEnergy;
-            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy);
+            Real pairEnergy, dEdrOverR;
+            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[k], delta, r2, pairEnergy,
+                                                    dEdrOverR);
             addVector(atom.fx, atom.fy, atom.fz, force);
             if (computeEnergy && lane < k)
                 energy.add(pairEnergy);
@@ -124,7 +147,7 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
     using Real = typename Accumulator::Real;
     const int lane = threadIdx.x % 32;
     const Real cutoff2 = pairConstants(d, Real()).cutoff2;
-#pragma unroll 2
+#pragma unroll 4
     for (int k = 0; k < 32; k++) {
         int j = lane + k;   // partner (lane + k) mod 32's entry
         auto other = stage.positions[j];
@@ -133,9 +156,10 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
             delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2) {
-            Real pairEnergy;
-            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy);
-            addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerSums[0][j], stage.partnerSums[1][j], stage.partnerSums[2][j], force,
+            Real pairEnergy, dEdrOverR;
+            auto force = pairForce<COULOMB, SWITCH>(d, atom.position, atom.lennardJones, other, stage.lennardJones[j], delta, r2, pairEnergy,
+                                                    dEdrOverR);
+            addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerXY[j], stage.partnerZ[j], force, smallPairForce<COULOMB>(d, force, dEdrOverR),
                          d.sums, stage.posqIndices[j & 31], errors);
             if (computeEnergy)
                 energy.add(pairEnergy);
@@ -166,7 +190,7 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
         stage.positions[lane + half] = position;
         stage.lennardJones[lane + half] = lennardJones;
         for (int c = 0; c < 3; c++)
-            stage.partnerSums[c][lane + half] = Accumulator::partnerZero();
+            stage.partnerSum(c, lane + half) = Accumulator::partnerZero();
     }
     __syncwarp();
     bool needsImages = false;
@@ -191,7 +215,7 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
             accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH>(d, atom, energy, stage, errors);
         if (otherSlot >= 0)
             for (int c = 0; c < 3; c++)
-                Accumulator::flushPartner(stage.partnerSums[c][lane], stage.partnerSums[c][lane + 32], d.sums, posqIndex, c, errors);
+                Accumulator::flushPartner(stage.partnerSum(c, lane), stage.partnerSum(c, lane + 32), d.sums, posqIndex, c, errors);
     }
     // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
     atom.fx.carry();
