@@ -22,7 +22,9 @@ unless given): in a cross tile, step k pairs lane i with partner (i + k) mod 32,
 code only if some lane's pair is inside the cutoff.  It prints the steps executed per tile when each block's partners
 are packed into tiles in slot order, at random, by their distance class (findNeighbors.cu: the squared distance to
 the nearest atom of the block in 16 classes of the list's cutoff squared), and by their number of the block's atoms
-inside the cutoff.
+inside the cutoff; then two placements within each tile of the distance-class order: partners sorted by the mean
+lane of the block's atoms inside their cutoff, and each partner given, densest first, the free slot that adds the
+fewest new rotation steps (greedy).
 """
 import argparse
 import os
@@ -152,6 +154,20 @@ def cluster_pair_statistics(positions, box, order, list_cutoff, size_i, size_j):
     return listed, listed * size_i * size_j
 
 
+def greedy_slots(inside):
+    """Slots for a tile's partners (inside: [lane, partner] pairs inside the cutoff), densest partner first, each at the
+    free slot whose pairs fall on the fewest rotation steps not yet used (step of lane i, slot s: (s - i) mod 32)."""
+    free, used = np.ones(32, bool), np.zeros(32, bool)
+    slots = np.empty(inside.shape[1], np.int64)
+    for partner in np.argsort(-inside.sum(0), kind="stable"):
+        steps = (np.arange(32)[:, None] - np.nonzero(inside[:, partner])[0][None, :]) % 32  # [slot, lane inside]
+        added = np.where(free, (~used[steps]).sum(1), 33)
+        slots[partner] = int(np.argmin(added))
+        free[slots[partner]] = False
+        used[steps[slots[partner]]] = True
+    return slots
+
+
 def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them."""
     from scipy.spatial import cKDTree
@@ -172,14 +188,21 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
         d -= np.round(d / box) * box
         d2 = (d ** 2).sum(-1)  # [i, partner]
         nearest = d2.min(0)
-        orders = {"slot": np.arange(len(partners)), "random": rng.permutation(len(partners)),
-                  "distance class": np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15))),
-                  "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0)))}
+        by_class = np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15)))
+        orders = {"slot": np.arange(len(partners)), "random": rng.permutation(len(partners)), "distance class": by_class,
+                  "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0))),
+                  "distance class, then mean lane inside": by_class, "distance class, then greedy slots": by_class}
         for name, o in orders.items():
             total = totals.setdefault(name, [0, 0, 0])
             for t in range(0, len(partners), 32):
+                tile = d2[:, o[t:t + 32]] < cutoff ** 2  # [lane, partner]
+                if name.endswith("mean lane inside"):
+                    count = tile.sum(0)
+                    tile = tile[:, np.argsort(np.where(count > 0, (tile * np.arange(len(mine))[:, None]).sum(0) / np.maximum(count, 1), 99),
+                                              kind="stable")]
+                slots = greedy_slots(tile) if name.endswith("greedy slots") else np.arange(tile.shape[1])
                 inside = np.zeros((32, 32), bool)
-                inside[:len(mine), :len(o[t:t + 32])] = d2[:, o[t:t + 32]] < cutoff ** 2
+                inside[:len(mine), slots] = tile
                 steps = inside[lanes[:, None], partner_lane]  # [i, k]
                 total[0] += int(steps.any(0).sum())
                 total[1] += int(steps.sum())
