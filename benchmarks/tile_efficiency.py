@@ -3,9 +3,10 @@
 search (no GPU needed), for Morton- and Hilbert-ordered blocks of 32 atoms, block-pair tiles and atom-filtered
 tiles.
 
-    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--cutoff 1.0] [--sphere-groups 2 4 8]
+    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--water-atoms N] [--cutoff 1.0] [--sphere-groups 2 4 8]
 
-On the DHFR box (DIR/5dfr_solv-cube_equil.pdb) it prints, per ordering: the mean bounding-box volume of a block,
+On the DHFR box (DIR/5dfr_solv-cube_equil.pdb), or a cubic TIP3P box of about N atoms built by Modeller as
+benchmarks/nonbonded_speed.py builds its water boxes (--water-atoms), it prints, per ordering: the mean bounding-box volume of a block,
 the tiles per block when a tile is a pair of blocks whose boxes come within the cutoff (the test of the kernel,
 per-axis gaps at the centres' minimum image), the tiles per block when a tile is 32 atoms that can be within the
 cutoff of a block's box, the same for a half list (the block itself, then atoms of later blocks only, each pair once),
@@ -219,19 +220,26 @@ def main():
     parser.add_argument("--skin", type=float, default=None,
                         help="the list's buffer in nm (default 0 for --clusters, 0.1 for --partner-orders)")
     parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
+    parser.add_argument("--water-atoms", type=int, default=None, help="model a cubic water box of about this many atoms")
     args = parser.parse_args()
-    path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
-    if not os.path.exists(path):
-        sys.exit(f"{path} not found (--data-dir)")
-    import openmm.app as app
     from scipy.spatial import cKDTree
-    pdb = app.PDBFile(path)
-    positions = np.array(pdb.getPositions(asNumpy=True)._value)
-    box = np.array([pdb.topology.getPeriodicBoxVectors()[i][i]._value for i in range(3)])
+    if args.water_atoms is not None:
+        from nonbonded_speed import water_box
+        system_name, topology, atom_positions = water_box(args.water_atoms)
+    else:
+        import openmm.app as app
+        path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
+        if not os.path.exists(path):
+            sys.exit(f"{path} not found (--data-dir)")
+        pdb = app.PDBFile(path)
+        system_name, topology, atom_positions = "DHFR", pdb.topology, pdb.getPositions()
+    import openmm.unit as unit
+    positions = np.array(atom_positions.value_in_unit(unit.nanometer))
+    box = np.array([topology.getPeriodicBoxVectors()[i][i].value_in_unit(unit.nanometer) for i in range(3)])
     positions -= np.floor(positions / box) * box
     pairs_inside = len(cKDTree(positions, boxsize=box).query_pairs(args.cutoff))
     cells = np.clip((positions / box * 1024).astype(np.int64), 0, 1023)
-    print(f"{len(positions)} atoms, cutoff {args.cutoff} nm, {pairs_inside} pairs inside")
+    print(f"{system_name}: {len(positions)} atoms, cutoff {args.cutoff} nm, {pairs_inside} pairs inside")
     print("| order | block box volume (nm^3) | block-pair tiles per block | inside | atom tiles per block | inside "
           "| half-list tiles per block | inside | atom-filtered half list (kernel) | inside |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
