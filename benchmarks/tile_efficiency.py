@@ -155,6 +155,19 @@ def cluster_pair_statistics(positions, box, order, list_cutoff, size_i, size_j):
     return listed, listed * size_i * size_j
 
 
+def slots_in_order(inside):
+    """Slots for a tile's partners as they come."""
+    return np.arange(inside.shape[1])
+
+
+def mean_lane_slots(inside):
+    """Slots for a tile's partners (inside: [lane, partner] pairs inside the cutoff) in order of the mean lane of the
+    block's atoms inside their cutoff (partners with none last)."""
+    count = inside.sum(0)
+    mean_lane = np.where(count > 0, (inside * np.arange(inside.shape[0])[:, None]).sum(0) / np.maximum(count, 1), 99)
+    return np.argsort(np.argsort(mean_lane, kind="stable"), kind="stable")
+
+
 def greedy_slots(inside):
     """Slots for a tile's partners (inside: [lane, partner] pairs inside the cutoff), densest partner first, each at the
     free slot whose pairs fall on the fewest rotation steps not yet used (step of lane i, slot s: (s - i) mod 32)."""
@@ -190,20 +203,19 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
         d2 = (d ** 2).sum(-1)  # [i, partner]
         nearest = d2.min(0)
         by_class = np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15)))
-        orders = {"slot": np.arange(len(partners)), "random": rng.permutation(len(partners)), "distance class": by_class,
-                  "atoms inside": np.lexsort((partners, -(d2 < cutoff ** 2).sum(0))),
-                  "distance class, then mean lane inside": by_class, "distance class, then greedy slots": by_class}
-        for name, o in orders.items():
+        # name: (the partners' order, packed 32 to a tile; the slots of a tile's partners)
+        orders = {"slot": (np.arange(len(partners)), slots_in_order),
+                  "random": (rng.permutation(len(partners)), slots_in_order),
+                  "distance class": (by_class, slots_in_order),
+                  "atoms inside": (np.lexsort((partners, -(d2 < cutoff ** 2).sum(0))), slots_in_order),
+                  "distance class, then mean lane inside": (by_class, mean_lane_slots),
+                  "distance class, then greedy slots": (by_class, greedy_slots)}
+        for name, (o, place) in orders.items():
             total = totals.setdefault(name, [0, 0, 0])
             for t in range(0, len(partners), 32):
                 tile = d2[:, o[t:t + 32]] < cutoff ** 2  # [lane, partner]
-                if name.endswith("mean lane inside"):
-                    count = tile.sum(0)
-                    tile = tile[:, np.argsort(np.where(count > 0, (tile * np.arange(len(mine))[:, None]).sum(0) / np.maximum(count, 1), 99),
-                                              kind="stable")]
-                slots = greedy_slots(tile) if name.endswith("greedy slots") else np.arange(tile.shape[1])
                 inside = np.zeros((32, 32), bool)
-                inside[:len(mine), slots] = tile
+                inside[:len(mine), place(tile)] = tile
                 steps = inside[lanes[:, None], partner_lane]  # [i, k]
                 total[0] += int(steps.any(0).sum())
                 total[1] += int(steps.sum())
@@ -222,18 +234,13 @@ def main():
     parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
     parser.add_argument("--water-atoms", type=int, default=None, help="model a cubic water box of about this many atoms")
     args = parser.parse_args()
-    from scipy.spatial import cKDTree
-    if args.water_atoms is not None:
-        from nonbonded_speed import water_box
-        system_name, topology, atom_positions = water_box(args.water_atoms)
-    else:
-        import openmm.app as app
-        path = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")
-        if not os.path.exists(path):
-            sys.exit(f"{path} not found (--data-dir)")
-        pdb = app.PDBFile(path)
-        system_name, topology, atom_positions = "DHFR", pdb.topology, pdb.getPositions()
     import openmm.unit as unit
+    from scipy.spatial import cKDTree
+    from nonbonded_speed import dhfr, water_box
+    found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
+    if found is None:
+        sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
+    system_name, topology, atom_positions = found
     positions = np.array(atom_positions.value_in_unit(unit.nanometer))
     box = np.array([topology.getPeriodicBoxVectors()[i][i].value_in_unit(unit.nanometer) for i in range(3)])
     positions -= np.floor(positions / box) * box
