@@ -25,7 +25,9 @@ are packed into tiles in slot order, at random, by their distance class (findNei
 the nearest atom of the block in 16 classes of the list's cutoff squared), and by their number of the block's atoms
 inside the cutoff; then two placements within each tile of the distance-class order: partners sorted by the mean
 lane of the block's atoms inside their cutoff, and each partner given, densest first, the free slot that adds the
-fewest new rotation steps (greedy).
+fewest new rotation steps (greedy).  Last, for the distance-class order, a schedule with two of the block's atoms per
+lane (two_atoms_per_lane_steps: each step reads and writes a partner's sums once for two pairs): its sub-steps and
+steps executed per tile, and the shared-memory wavefronts per tile of both schedules.
 """
 import argparse
 import os
@@ -182,8 +184,25 @@ def greedy_slots(inside):
     return slots
 
 
+def two_atoms_per_lane_steps(inside):
+    """A cross tile (inside: [i, partner] pairs inside the cutoff) in the schedule with two of the block's atoms per lane:
+    lane l = 16 h + m holds atoms m and m + 16 and meets partner 16 h + (m + k) mod 16 at step k of 16, each step two
+    sub-steps of 32 pairs (atom m's, then atom m + 16's) that the warp skips when no lane's pair is inside.  Returns the
+    sub-steps executed and the steps in which at least one is (the steps that read and write the partners' sums)."""
+    lanes = np.arange(32)
+    m, h = lanes % 16, lanes // 16
+    executed = partner_steps = 0
+    for k in range(16):
+        j = 16 * h + (m + k) % 16
+        first, second = inside[m, j].any(), inside[m + 16, j].any()
+        executed += int(first) + int(second)
+        partner_steps += int(first or second)
+    return executed, partner_steps
+
+
 def rotation_steps(positions, box, order, cutoff, skin, seed=1):
-    """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them."""
+    """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them; and for
+    the distance-class order, the sub-steps and partner steps executed per tile by two_atoms_per_lane_steps."""
     from scipy.spatial import cKDTree
     p = positions[order]
     n = len(p)
@@ -192,6 +211,7 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     partner_lane = (lanes[:, None] + lanes[None, :]) % 32  # [i, k]: lane i's partner at step k
     rng = np.random.default_rng(seed)
     totals = {}
+    two_atoms = [0, 0]  # sub-steps and partner steps executed, two_atoms_per_lane_steps over the distance-class tiles
     for b in range((n + 31) // 32):
         mine = p[b * 32:(b + 1) * 32]
         within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
@@ -220,7 +240,13 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
                 total[0] += int(steps.any(0).sum())
                 total[1] += int(steps.sum())
                 total[2] += 1
-    return {name: (executed / tiles, busy / executed, tiles) for name, (executed, busy, tiles) in totals.items()}
+                if name == "distance class":
+                    executed, partner_steps = two_atoms_per_lane_steps(inside)
+                    two_atoms[0] += executed
+                    two_atoms[1] += partner_steps
+    orders_result = {name: (executed / tiles, busy / executed, tiles) for name, (executed, busy, tiles) in totals.items()}
+    tiles = totals["distance class"][2]
+    return orders_result, (two_atoms[0] / tiles, two_atoms[1] / tiles, tiles)
 
 
 def main():
@@ -271,8 +297,15 @@ def main():
         print(f"\nThe pair kernel's rotation over the kernel's list (Hilbert order, skin {skin:g} nm):")
         print("| partners packed into tiles | cross tiles | steps executed per tile (of 32) | lanes busy per executed step |")
         print("| --- | --- | --- | --- |")
-        for name, (executed, busy, tiles) in rotation_steps(positions, box, hilbert, args.cutoff, skin).items():
+        results, two = rotation_steps(positions, box, hilbert, args.cutoff, skin)
+        for name, (executed, busy, tiles) in results.items():
             print(f"| {name} | {tiles} | {executed:.2f} | {busy:.1f} |")
+        # Shared-memory wavefronts per tile: a step reads the partners' positions (LDS.128, 4); an executed step also
+        # their Lennard-Jones parameters (LDS.64, 2) and reads and writes their sums (x and y 16 bytes, z 8: 12).
+        rotation = results["distance class"][0]
+        print(f"\nTwo of the block's atoms per lane (distance-class order, {two[2]} cross tiles): {two[0]:.2f} of 32 sub-steps "
+              f"executed per tile (the rotation: {rotation:.2f} of 32 steps), in {two[1]:.2f} of 16 steps; shared-memory "
+              f"wavefronts per tile {16 * 4 + two[1] * 14:.0f} (the rotation: {32 * 4 + rotation * 14:.0f})")
 
 
 if __name__ == "__main__":
