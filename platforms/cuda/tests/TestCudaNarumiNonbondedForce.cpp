@@ -536,7 +536,7 @@ TEST(CudaNarumiNonbondedForce, ExcludedPairAtBondedDistanceCancelsExactly) {
  * sum) when it cannot certify every component below 2^15 from |dE/dr / r| and the cutoff, the short way (Narumi
  * pairs) otherwise, so both ways meet here, in cross tiles too wherever a pair's atoms fall into different blocks.
  * Positions and charges are exact in float, so each atom's force must match Reference to float's grade, and the
- * forces must sum to exactly zero, in both Coulomb forms with a cutoff.
+ * forces must sum to exactly zero, in both Coulomb forms with a cutoff and with Lennard-Jones alone (NoCoulomb).
  */
 TEST(CudaNarumiNonbondedForce, StrongPairForcesMatchReferenceOnEitherPath) {
     SKIP_WITHOUT_CUDA();
@@ -556,7 +556,7 @@ TEST(CudaNarumiNonbondedForce, StrongPairForcesMatchReferenceOnEitherPath) {
             pairs.addAtom(Vec3(floatExact(position[0]), floatExact(position[1]), floatExact(position[2])), 0.625 * side, 0.32, 0.8);
         }
     }
-    for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted}) {
+    for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted, Narumi::NoCoulomb}) {
         auto system = makeSystem(pairs, {makeNarumiForce(pairs, periodicSettings(1.0), electrostatics)});
         EnergyAndForces reference = evaluate(*system, pairs.positions, "Reference");
         EnergyAndForces cuda = evaluateOnCuda(*system, pairs.positions);

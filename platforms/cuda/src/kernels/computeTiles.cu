@@ -89,15 +89,18 @@ __device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 len
 
 /**
  * Whether every component of a float pair force inside the cutoff is below NARUMI_LARGE_TERM, for Narumi's range
- * test: with a cutoff (reaction field, shifted) |f_c| <= |dE/dr / r| r < smallForceOverR * cutoff, one comparison;
- * without one, the components themselves.  (Double pairs take no such test.)
+ * test: with a cutoff (smallForceOverR > 0) |f_c| <= |dE/dr / r| r < smallForceOverR * cutoff, one comparison;
+ * without one, the components themselves.  Reaction field and shifted always have a cutoff, plain Coulomb never,
+ * NoCoulomb either way.  (Double pairs take no such test.)
  */
 template <int COULOMB>
 __device__ inline bool smallPairForce(const NarumiNonbondedData& d, float3 force, float dEdrOverR) {
-    if constexpr (COULOMB == NARUMI_COULOMB_REACTION_FIELD || COULOMB == NARUMI_COULOMB_SHIFTED)
-        return fabsf(dEdrOverR) < d.smallForceOverR;
-    else
+    if constexpr (COULOMB == NARUMI_COULOMB_PLAIN)
         return narumiSmallVector(force);
+    else if constexpr (COULOMB == NARUMI_COULOMB_NONE)
+        return d.smallForceOverR > 0 ? fabsf(dEdrOverR) < d.smallForceOverR : narumiSmallVector(force);
+    else
+        return fabsf(dEdrOverR) < d.smallForceOverR;
 }
 template <int COULOMB>
 __device__ inline bool smallPairForce(const NarumiNonbondedData&, double3, double) {
