@@ -44,6 +44,11 @@ public:
     long long evaluations() const {
         return evaluations_;
     }
+    /** Forgets the totals so far, e.g. of a first evaluation that does work the later ones do not. */
+    void clearTotals() {
+        totals_.clear();
+        evaluations_ = 0;
+    }
     /** The totals as a table to out: microseconds per evaluation and per run of each stage, under a title line. */
     void printTotals(std::FILE* out, const std::string& title) const;
 

@@ -128,7 +128,7 @@ CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
     exceptionsStream.reset();
     if (stageTimer != nullptr) {
         printSearchReport();
-        stageTimer->printTotals(stderr, "NarumiNonbondedForce");
+        stageTimer->printTotals(stderr, "NarumiNonbondedForce, after its first evaluation,");
         stageTimer.reset();
     }
     pinnedStatus.reset();
@@ -488,6 +488,9 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         evaluationsLaunched++;
         narumiLaunchNonbonded(data, method, includeEnergy, cu.getUseDoublePrecision(), resort, (cudaStream_t) stream,
                               exceptionsStream.get(), stageTimer.get(), (cudaEvent_t) shareStarted, (cudaEvent_t) shareFinished);
+        // The first evaluation sorts, sizes the list and loads the kernels: the report is of the evaluations after it.
+        if (stageTimer != nullptr && evaluationsLaunched == 1)
+            stageTimer->clearTotals();
         checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
         checkDriver(cuEventRecord(statusReady, stream), "recording an event");
         statusPending = true;

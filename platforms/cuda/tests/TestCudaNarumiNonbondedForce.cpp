@@ -392,6 +392,28 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
 }
 
 /**
+ * The stage report (NARUMI_PROFILE_STAGES) gives the means of the evaluations after the first, which sorts, sizes the
+ * list and loads the kernels: over 6 evaluations it reports 5, and no sort among them (the next is due at the 21st),
+ * while the search counters still count all 6.
+ */
+TEST(CudaNarumiNonbondedForce, StageReportLeavesOutTheFirstEvaluation) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(3.0), 43);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+    ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+    contexts.profiled->setPositions(water.positions);
+    for (int evaluation = 0; evaluation < 6; evaluation++)
+        energyAndForces(*contexts.profiled);
+    ::testing::internal::CaptureStderr();
+    contexts.profiled.reset();
+    string report = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(report.find("search, 6 evaluations"), string::npos) << report;
+    EXPECT_NE(report.find("after its first evaluation, stage times, 5 evaluations"), string::npos) << report;
+    EXPECT_EQ(report.find("computeSortKeys+sort"), string::npos) << report;
+    EXPECT_NE(report.find("computeTiles"), string::npos) << report;
+}
+
+/**
  * When another force uses OpenMM's neighbour list (here a CustomNonbondedForce with a cutoff), OpenMM reorders atoms
  * every 250 steps, moving molecules between posq indices.  The kernel's slots would then hold scattered atoms until
  * its next sort, and its tile list would balloon (the search warns when it grows past 1.5x); a ReorderListener makes
