@@ -27,7 +27,8 @@ inside the cutoff; then two placements within each tile of the distance-class or
 lane of the block's atoms inside their cutoff, and each partner given, densest first, the free slot that adds the
 fewest new rotation steps (greedy).  Last, for the distance-class order, a schedule with two of the block's atoms per
 lane (two_atoms_per_lane_steps: each step reads and writes a partner's sums once for two pairs): its sub-steps and
-steps executed per tile, and the shared-memory wavefronts per tile of both schedules.
+steps executed per tile, and the shared-memory wavefronts per tile of both schedules (a kernel built on it was 1.8x
+slower on an H100: docs/benchmarks.md, "Two of the block's atoms per lane").
 """
 import argparse
 import os
