@@ -20,6 +20,7 @@ cd "$build"
 compile=$(ninja -t commands "$library" | grep -F nvcc | grep -E -- "-o $object( |$)") ||
     { echo "$kernel is not compiled into $library by this build"; exit 2; }
 link=$(ninja -t commands "$library" | tail -n 1)
+[[ "$link" == *" $object "* ]] || { echo "the link command does not name $object"; exit 1; }
 # The variant is compiled where the original lives, so that its relative includes resolve alike.
 original=$(echo "$compile" | grep -o -- "-c [^ ]*" | cut -c4-)
 variant="$(dirname "$original")/.variant_$$_$(basename "$original")"
@@ -36,7 +37,6 @@ names = subprocess.run(["c++filt"], input="\n".join(f[0] for f in found), captur
 for (_, stack, registers), name in zip(found, names):
     print(f"{registers:>4} registers {stack:>5} bytes stack  {name.replace('OpenMMNarumi::', '').replace('(anonymous namespace)::', '')}")
 EOF
-[[ "$link" == *" $object "* ]] || { echo "the link command does not name $object"; exit 1; }
 link=${link//" $object "/" $work/variant.o "}
 link=${link//"-o $library"/"-o $work/libOpenMMNarumiCUDA.so"}
 eval "$link"
