@@ -92,6 +92,8 @@ private:
     static bool switchFromEnvironment(const char* variable, bool defaultValue);
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
     static double listSkinFromEnvironment();
+    /** NARUMI_SEARCH_WARPS, for measurements: 4 or 8 warps per thread block of the neighbour search; unset, 0 (by size). */
+    static int searchWarpsFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */

@@ -28,6 +28,9 @@ inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
 /** Bytes of CUB storage the atom sort needs for numAtoms atoms (src/kernels/sortAtoms.cu). */
 size_t narumiSortStorageBytes(int numAtoms);
 
+/** The neighbour search's warps per thread block for data's list (src/kernels/findNeighbors.cu): data.searchWarps, or by size. */
+int narumiSearchWarps(const NarumiNonbondedData& data);
+
 /**
  * A second stream for the exclusion pass, which needs only the gathered slots: it then runs beside the search and the
  * pairs (filling the GPU while the small search kernels leave most of it idle), forked after the gather by mayStart and

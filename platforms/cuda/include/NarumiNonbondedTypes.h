@@ -190,6 +190,9 @@ struct NarumiNonbondedData {
     int listBlockBegin, listBlockEnd;
     // computeTiles' warps take the list in chunks with the exact sums (computeTiles.cu); 0: one run each, fixed in advance.
     int tileChunks;
+    // The neighbour search's warps per thread block: 4 or 8 (NARUMI_SEARCH_WARPS, for measurements); 0: by the list's
+    // size (findNeighbors.cu).
+    int searchWarps;
 };
 
 } // namespace OpenMMNarumi

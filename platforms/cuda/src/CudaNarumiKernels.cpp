@@ -215,6 +215,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
     skin = listSkinFromEnvironment();
     data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", true) ? 1 : 0;
+    data.searchWarps = searchWarpsFromEnvironment();
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
@@ -545,16 +546,26 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     return value;
 }
 
+int CudaCalcNarumiNonbondedForceKernel::searchWarpsFromEnvironment() {
+    const char* setting = getenv("NARUMI_SEARCH_WARPS");
+    if (setting == nullptr || setting[0] == '\0')
+        return 0;
+    if (string(setting) == "4" || string(setting) == "8")
+        return setting[0] - '0';
+    throw OpenMMException(string("NarumiNonbondedForce: NARUMI_SEARCH_WARPS must be 4 or 8, not '") + setting + "'");
+}
+
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     NarumiStatusWords w = searchMonitor.totals();
     if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
         w = *pinnedStatus.data();
     double evaluations = max(1.0, (double) w.evaluations);
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
-            "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm\n",
+            "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm, search "
+            "warps per block I %d\n",
             w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
             w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
-            skin);
+            skin, narumiSearchWarps(data));
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

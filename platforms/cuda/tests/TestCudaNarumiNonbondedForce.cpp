@@ -484,8 +484,37 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
 }
 
 /**
- * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_EXCLUSION_STREAM, NARUMI_PROFILE_STAGES) is an
- * error naming it, when the Context is made.
+ * The neighbour search runs thread blocks of 8 warps, or of 4 on a list of many blocks (findNeighbors.cu), which order
+ * a block's partners differently within a distance class; the sums are exact, so either must give the same bits.  A
+ * 200,000-atom box (6,250 blocks: 4 warps on GPUs of up to 390 multiprocessors) and a 20,000-atom one (625 blocks: 8
+ * warps on any GPU of 40 or more), each against both settings of NARUMI_SEARCH_WARPS, the stage report telling
+ * which one the default took.
+ */
+TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    for (auto [atoms, chosen] : {pair<int, double>{200000, 4}, pair<int, double>{20000, 8}}) {
+        TestSystem water = waterBoxOfAtoms(atoms, 83);
+        auto system = periodicSystemWith(water, Narumi::Narumi);
+        for (const char* forced : {"4", "8"}) {
+            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_SEARCH_WARPS", forced);
+            contexts.profiled->setPositions(water.positions);
+            contexts.switched->setPositions(water.positions);
+            string context = to_string(water.size()) + " atoms, NARUMI_SEARCH_WARPS=" + forced;
+            EnergyAndForces byDefault = energyAndForces(*contexts.profiled), byForced = energyAndForces(*contexts.switched);
+            EXPECT_EQ(byDefault.energy, byForced.energy) << context;
+            int differences = 0;
+            for (int i = 0; i < water.size(); i++)
+                for (int c = 0; c < 3; c++)
+                    differences += (byDefault.forces[i][c] != byForced.forces[i][c]);
+            EXPECT_EQ(differences, 0) << context;
+            EXPECT_EQ(contexts.profiledCounter("search warps per block I"), chosen) << context;
+        }
+    }
+}
+
+/**
+ * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SEARCH_WARPS, NARUMI_EXCLUSION_STREAM,
+ * NARUMI_PROFILE_STAGES) is an error naming it, when the Context is made.
  */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
@@ -493,6 +522,7 @@ TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
     vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
                                                                {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
+                                                               {"NARUMI_SEARCH_WARPS", {"0", "6", "four", "44"}},
                                                                {"NARUMI_EXCLUSION_STREAM", {"off", "no"}},
                                                                {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)

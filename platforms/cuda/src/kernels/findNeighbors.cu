@@ -25,12 +25,16 @@ namespace OpenMMNarumi {
 
 namespace {
 
-/** Warps that filter the atoms of one block I's candidates together (one thread block per block I). */
-constexpr int SEARCH_WARPS = 8;
+/**
+ * Warps that filter the atoms of one block I's candidates together (one thread block per block I, the kernel's
+ * template parameter): 8, or 4 for a list of many blocks (narumiFindNeighborTiles).
+ */
+constexpr int FEW_SEARCH_WARPS = 4, MANY_SEARCH_WARPS = 8;
 /** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
 constexpr int STAGED_CAPACITY = 64;
 
 /** What the warps searching for block I's neighbours share. */
+template <int SEARCH_WARPS>
 struct NeighborSearchShared {
     float4 atomsI[32];                                      // I's atoms relative to I's centre, w = |r|^2 / 2
     int stagedSlots[SEARCH_WARPS][STAGED_CAPACITY];         // candidates that passed the box test, per warp
@@ -122,7 +126,8 @@ constexpr unsigned int LIST_SLOT_MASK = (1u << NARUMI_LIST_SLOT_BITS) - 1;
  * |r_i - r_j|^2 / 2 = w_i + w_j - r_i.r_j about I's centre, where all |r| are about a nm, so float rounding stays far
  * below the cutoff's margin.
  */
-__device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShared& s, int warp, int lane, int count,
+template <class Shared>
+__device__ void appendNearAtoms(const NarumiNonbondedData& d, Shared& s, int warp, int lane, int count,
                                 bool filterByAtoms, int* segment, long long capacityEntries) {
     bool keep = lane < count;
     int distanceClass = 0;
@@ -148,14 +153,20 @@ __device__ void appendNearAtoms(const NarumiNonbondedData& d, NeighborSearchShar
         segment[entry] = s.stagedSlots[warp][lane] | distanceClass << NARUMI_LIST_SLOT_BITS;
 }
 
-/** Partners of block I per thread of the sort: 4 up to 1,024 (32 tiles; most blocks of a 1.0 nm cutoff's list), else 8. */
-constexpr int SHORT_SORT_ITEMS = 4, LONG_SORT_ITEMS = 8;
-constexpr int SORTED_PARTNERS = 32 * SEARCH_WARPS * LONG_SORT_ITEMS;
-using ShortPartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SHORT_SORT_ITEMS>;
-using LongPartnerSort = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, LONG_SORT_ITEMS>;
-union PartnerSortStorage {
-    typename ShortPartnerSort::TempStorage shortSort;
-    typename LongPartnerSort::TempStorage longSort;
+/**
+ * The partner sort of a thread block of SEARCH_WARPS warps: up to SHORT_PARTNERS (32 tiles; most blocks of a 1.0 nm
+ * cutoff's list) a short sort, up to SORTED_PARTNERS a long one, whatever the number of warps.
+ */
+template <int SEARCH_WARPS>
+struct PartnerSorts {
+    static constexpr int SHORT_PARTNERS = 1024, SORTED_PARTNERS = 2048;
+    static constexpr int SHORT_ITEMS = SHORT_PARTNERS / (32 * SEARCH_WARPS), LONG_ITEMS = SORTED_PARTNERS / (32 * SEARCH_WARPS);
+    using Short = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, SHORT_ITEMS>;
+    using Long = cub::BlockRadixSort<unsigned int, 32 * SEARCH_WARPS, LONG_ITEMS>;
+    union Storage {
+        typename Short::TempStorage shortSort;
+        typename Long::TempStorage longSort;
+    };
 };
 
 /** Block I's numPartners entries in order of their distance class (stable: the padding past them sorts last). */
@@ -181,13 +192,15 @@ __device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, i
  * fewer steps executed on the DHFR box).  More partners than SORTED_PARTNERS keep their order; the sums are exact,
  * so the order changes no bit of the result.
  */
+template <int SEARCH_WARPS>
 __device__ void sortPartnersByDistance(int* segment, int numPartners) {
-    __shared__ PartnerSortStorage storage;
+    using Sorts = PartnerSorts<SEARCH_WARPS>;
+    __shared__ typename Sorts::Storage storage;
     int* partners = segment + 32;
-    if (numPartners <= 32 * SEARCH_WARPS * SHORT_SORT_ITEMS)
-        sortEntriesByClass<ShortPartnerSort, SHORT_SORT_ITEMS>(storage.shortSort, partners, numPartners);
-    else if (numPartners <= SORTED_PARTNERS)
-        sortEntriesByClass<LongPartnerSort, LONG_SORT_ITEMS>(storage.longSort, partners, numPartners);
+    if (numPartners <= Sorts::SHORT_PARTNERS)
+        sortEntriesByClass<typename Sorts::Short, Sorts::SHORT_ITEMS>(storage.shortSort, partners, numPartners);
+    else if (numPartners <= Sorts::SORTED_PARTNERS)
+        sortEntriesByClass<typename Sorts::Long, Sorts::LONG_ITEMS>(storage.longSort, partners, numPartners);
     else
         for (int index = threadIdx.x; index < numPartners; index += blockDim.x)
             partners[index] &= LIST_SLOT_MASK;
@@ -212,6 +225,7 @@ constexpr int SCAN_ITEMS = 4;
  * block publishes its counts, fences and counts itself done; the block that counts last sees every count, publishes
  * the overflow blocks' number and clears the counters for the next build.
  */
+template <int SEARCH_WARPS>
 __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
     using BlockScan = cub::BlockScan<int, 32 * SEARCH_WARPS>;
     __shared__ typename BlockScan::TempStorage scanStorage;
@@ -260,7 +274,8 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
  * segment holds (or more candidates) is listed in overflowBlocks for computeTiles to compute whole, and lists none;
  * the largest counts go to the host, which then grows the segments.
  */
-__device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchShared& s, int blockI, int epoch, int warp, int lane) {
+template <int SEARCH_WARPS>
+__device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchShared<SEARCH_WARPS>& s, int blockI, int epoch, int warp, int lane) {
     // Every atom's position at the build, also of blocks this device does not list: they are its tiles' partners.
     if (warp == 0 && 32 * blockI + lane < d.numAtoms)
         d.builtPositions[32 * blockI + lane] = d.slotPositions[32 * blockI + lane];
@@ -361,7 +376,7 @@ __device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchSh
     const bool listed = (tiles <= d.tilesPerBlockCapacity);
     if (listed) {
         if (filterByAtoms)
-            sortPartnersByDistance(segment, found - 32);
+            sortPartnersByDistance<SEARCH_WARPS>(segment, found - 32);
         for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
             segment[entry] = -1;
     }
@@ -380,11 +395,12 @@ __device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchSh
  * The neighbour search of an evaluation that rebuilds the list: one full wave of thread blocks of SEARCH_WARPS warps.
  * First every warp takes candidate tasks (listCandidateBlocks) until none is left; then each thread block takes blocks
  * I (listNeighborTiles); the last to finish scans.  While the list is kept it returns at once: one launch where there
- * were two (7-8 us less per evaluation on DHFR, docs/benchmarks.md).  4 thread blocks per multiprocessor keep the 64
+ * were two (7-8 us less per evaluation on DHFR, docs/benchmarks.md).  32 warps per multiprocessor keep the 64
  * registers of the tiles phase, which had them alone; the candidate phase spills a few words.
  */
-__global__ void __launch_bounds__(32 * SEARCH_WARPS, 4) findNeighborTiles(NarumiNonbondedData d) {
-    __shared__ NeighborSearchShared s;
+template <int SEARCH_WARPS>
+__global__ void __launch_bounds__(32 * SEARCH_WARPS, 32 / SEARCH_WARPS) findNeighborTiles(NarumiNonbondedData d) {
+    __shared__ NeighborSearchShared<SEARCH_WARPS> s;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (!d.status->rebuildList)
         return;  // the list of an earlier evaluation still holds every pair within the cutoff
@@ -407,16 +423,41 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS, 4) findNeighborTiles(Narumi
         const int blockI = s.blockI;
         if (blockI >= d.numBlocks)
             break;
-        listNeighborTiles(d, s, blockI, epoch, warp, lane);
+        listNeighborTiles<SEARCH_WARPS>(d, s, blockI, epoch, warp, lane);
     }
-    scanTileCountsIfLastBlock(d);
+    scanTileCountsIfLastBlock<SEARCH_WARPS>(d);
+}
+
+template <int SEARCH_WARPS>
+void launchFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
+    int blocks = std::min(data.numBlocks, fullWaveBlocks<findNeighborTiles<SEARCH_WARPS>, 32 * SEARCH_WARPS>());
+    findNeighborTiles<SEARCH_WARPS><<<blocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
 }
 
 } // namespace
 
+/**
+ * Blocks I to list per resident thread block of 8 warps from which thread blocks of 4 warps search faster: a thread
+ * block waits at its barriers for its slowest warp, and twice as many smaller ones hide that better once there are
+ * blocks I enough for all of them, while with few the 4 warps' longer time per block I shows.  On an H100 (528
+ * resident thread blocks of 8 warps) 4 warps were slower at 1.4 blocks I per thread block (DHFR), level or ahead at
+ * 5.7 (96k atoms) and ahead from 11 (docs/benchmarks.md, "The search's thread blocks").
+ */
+constexpr int FEW_SEARCH_WARPS_FROM_BLOCKS_PER_WAVE = 4;
+
+int narumiSearchWarps(const NarumiNonbondedData& data) {
+    if (data.searchWarps != 0)
+        return data.searchWarps;
+    long long listed = data.listBlockEnd - data.listBlockBegin;
+    long long wave = fullWaveBlocks<findNeighborTiles<MANY_SEARCH_WARPS>, 32 * MANY_SEARCH_WARPS>();
+    return listed >= FEW_SEARCH_WARPS_FROM_BLOCKS_PER_WAVE * wave ? FEW_SEARCH_WARPS : MANY_SEARCH_WARPS;
+}
+
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
-    int blocks = std::min(data.numBlocks, fullWaveBlocks<findNeighborTiles, 32 * SEARCH_WARPS>());
-    findNeighborTiles<<<blocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
+    if (narumiSearchWarps(data) == FEW_SEARCH_WARPS)
+        launchFindNeighborTiles<FEW_SEARCH_WARPS>(data, stream);
+    else
+        launchFindNeighborTiles<MANY_SEARCH_WARPS>(data, stream);
 }
 
 } // namespace OpenMMNarumi
