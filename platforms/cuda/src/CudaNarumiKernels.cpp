@@ -560,12 +560,18 @@ void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
         w = *pinnedStatus.data();
     double evaluations = max(1.0, (double) w.evaluations);
+    int searchWarps = 0;  // 0 in the report if the occupancy query fails: this runs in the destructor, which must not throw
+    try {
+        searchWarps = narumiSearchWarps(data);
+    }
+    catch (const std::exception&) {
+    }
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
             "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm, search "
             "warps per block I %d\n",
             w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
             w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
-            skin, narumiSearchWarps(data));
+            skin, searchWarps);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {
