@@ -3,8 +3,8 @@
  * half the skin since it was built, or after a sort (the device's rebuildList word; else the kernel returns at once).
  * Only the blocks I of [listBlockBegin, listBlockEnd) get tiles: on several devices each lists about its own share.
  *
- * findNeighborTiles, one launch of one full wave of thread blocks (an evaluation that keeps the list costs one short
- * launch), in two phases that overlap:
+ * findNeighborTiles, one launch of one full wave of thread blocks of 8 warps, or of 4 on a long list (narumiSearchWarps;
+ * an evaluation that keeps the list costs one short launch), in two phases that overlap:
  *   candidates   each warp takes blocks I from a counter: the later blocks whose boxes come within the cutoff of I's
  *   tiles        then each thread block takes blocks I from a second counter, waits until I's candidates are
  *                published, and lists the atoms of those candidates within the cutoff of one of I's atoms, packed 32
