@@ -27,7 +27,7 @@ namespace {
 
 /**
  * Warps that filter the atoms of one block I's candidates together (one thread block per block I, the kernel's
- * template parameter): 8, or 4 for a list of many blocks (narumiFindNeighborTiles).
+ * template parameter): 8, or 4 for a list of many blocks (narumiSearchWarps).
  */
 constexpr int FEW_SEARCH_WARPS = 4, MANY_SEARCH_WARPS = 8;
 /** Atoms a search warp holds between the box test and the atom test: up to 31 left over plus one block's 32. */
