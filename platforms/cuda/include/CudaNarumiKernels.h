@@ -90,6 +90,8 @@ private:
      * NARUMI_EXCLUSION_STREAM (on, ignored while profiling): the exclusion pass runs on a stream of its own.
      */
     static bool switchFromEnvironment(const char* variable, bool defaultValue);
+    /** A measurement variable's setting: "" when unset or empty, else first or second (else an OpenMMException naming it). */
+    static std::string choiceFromEnvironment(const char* variable, const char* first, const char* second);
     /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
     static double listSkinFromEnvironment();
     /** NARUMI_SEARCH_WARPS, for measurements: 4 or 8 warps per thread block of the neighbour search; unset, 0 (by size). */

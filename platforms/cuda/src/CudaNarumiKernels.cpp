@@ -523,14 +523,19 @@ void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWo
                 "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
 }
 
-bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* variable, bool defaultValue) {
+string CudaCalcNarumiNonbondedForceKernel::choiceFromEnvironment(const char* variable, const char* first, const char* second) {
     // The forces do not depend on these switches (with the exact sums); they are for measurements and tests.
     const char* setting = getenv(variable);
     if (setting == nullptr || setting[0] == '\0')
-        return defaultValue;
-    if (string(setting) == "0" || string(setting) == "1")
-        return setting[0] == '1';
-    throw OpenMMException(string("NarumiNonbondedForce: ") + variable + " must be 0 or 1, not '" + setting + "'");
+        return "";
+    if (string(setting) == first || string(setting) == second)
+        return setting;
+    throw OpenMMException(string("NarumiNonbondedForce: ") + variable + " must be " + first + " or " + second + ", not '" + setting + "'");
+}
+
+bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* variable, bool defaultValue) {
+    string choice = choiceFromEnvironment(variable, "0", "1");
+    return choice.empty() ? defaultValue : choice == "1";
 }
 
 double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
@@ -547,12 +552,8 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
 }
 
 int CudaCalcNarumiNonbondedForceKernel::searchWarpsFromEnvironment() {
-    const char* setting = getenv("NARUMI_SEARCH_WARPS");
-    if (setting == nullptr || setting[0] == '\0')
-        return 0;
-    if (string(setting) == "4" || string(setting) == "8")
-        return setting[0] - '0';
-    throw OpenMMException(string("NarumiNonbondedForce: NARUMI_SEARCH_WARPS must be 4 or 8, not '") + setting + "'");
+    string choice = choiceFromEnvironment("NARUMI_SEARCH_WARPS", "4", "8");
+    return choice.empty() ? 0 : stoi(choice);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
