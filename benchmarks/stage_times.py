@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stage times of NarumiNonbondedForce with the atoms held still, for comparing kernel variants.
 
-    python3 benchmarks/stage_times.py [--data-dir DIR] [--water-atoms 100000 400000] [--steps 300]
+    python3 benchmarks/stage_times.py [--data-dir DIR] [--water-atoms 100000 400000] [--steps 300] [--methods Narumi SingleFloat]
 
 For DHFR (DIR/5dfr_solv-cube_equil.pdb, skipped when absent) and TIP3P boxes of about --water-atoms atoms, with the
 system of benchmarks/nonbonded_speed.py (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field, HBonds, hydrogen
@@ -12,13 +12,17 @@ are the kernels'.  The timer waits for each evaluation's events, so short stages
 """
 import argparse
 import gc
+import itertools
 import os
 
 import openmm
 import openmm.unit as unit
 
 import openmmnarumi
+from openmmnarumi import NarumiNonbondedForce
 from nonbonded_speed import create_system, dhfr, water_box  # the benchmark's own systems, one definition
+
+METHODS = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64", "TakahashiIitaka", "Nitadori", "ModifiedNitadori"]
 
 
 def main():
@@ -26,19 +30,24 @@ def main():
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--water-atoms", type=int, nargs="*", default=[])
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--methods", nargs="+", default=["Narumi"], choices=METHODS,
+                        help="NarumiNonbondedForce's accumulation methods to run (default Narumi)")
     args = parser.parse_args()
     systems = [s for s in [dhfr(args.data_dir)] if s is not None] + [water_box(n) for n in args.water_atoms]
     if not systems:
         parser.error("no system: DHFR's PDB is not in --data-dir and no --water-atoms given")
-    for name, topology, positions in systems:
+    for (name, topology, positions), method in itertools.product(systems, args.methods):
         system = create_system(topology)
         openmmnarumi.replaceNonbondedForces(system)
+        for force in system.getForces():
+            if NarumiNonbondedForce.isinstance(force):
+                NarumiNonbondedForce.cast(force).setAccumulationMethod(getattr(NarumiNonbondedForce, method))
         integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
         os.environ["NARUMI_PROFILE_STAGES"] = "1"
         context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
         os.environ.pop("NARUMI_PROFILE_STAGES")
         context.setPositions(positions)
-        print(f"{name}, {topology.getNumAtoms()} atoms:", flush=True)
+        print(f"{name}, {topology.getNumAtoms()} atoms, {method}:", flush=True)
         integrator.step(args.steps)
         del context, integrator  # prints the stage times
         gc.collect()

@@ -87,7 +87,8 @@ private:
      * A measurement switch, read when a Context is created: unset or empty gives defaultValue, else it must be 0 or 1
      * (anything else is an OpenMMException naming it).  NARUMI_PROFILE_STAGES (off): time every stage, print the times
      * when the Context is deleted; NARUMI_TILE_CHUNKS (on): computeTiles hands its list out in chunks;
-     * NARUMI_EXCLUSION_STREAM (on, ignored while profiling): the exclusion pass runs on a stream of its own.
+     * NARUMI_EXCLUSION_STREAM (on, ignored while profiling): the exclusion pass runs on a stream of its own;
+     * NARUMI_SUMS_IN_DOUBLE (on where doubles add at half the float rate): Narumi's sums held in doubles, same bits.
      */
     static bool switchFromEnvironment(const char* variable, bool defaultValue);
     /** A measurement variable's setting: "" when unset or empty, else first or second (else an OpenMMException naming it). */

@@ -17,14 +17,15 @@ struct NarumiAccumulatorTag {
 /**
  * Calls f(NarumiAccumulatorTag<A>{}) with the accumulator A of method (NarumiTermAccumulators.cuh), e.g.
  *
- *   narumiWithAccumulator(method, doublePairs, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
+ *   narumiWithAccumulator(method, doublePairs, sumsInDouble, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
  *
  * the one switch over the methods, shared by the stages whose kernels are templates over the accumulator.  With
  * doublePairs (Precision=double) Narumi, FixedPoint64 and DoubleFloat take double-precision pair terms; the float-pair
- * methods A and C-E are defined on float terms and keep them.
+ * methods A and C-E are defined on float terms and keep them.  With sumsInDouble Narumi's float-pair sums are held in
+ * doubles (NarumiGridInDoubleAccumulator: the same bits, for GPUs with fast double adds).
  */
 template <class F>
-void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, F&& f) {
+void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, bool sumsInDouble, F&& f) {
     if (doublePairs) {
         switch (method) {
         case NarumiAccumulation::Narumi:
@@ -42,7 +43,10 @@ void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, F&& f) {
     }
     switch (method) {
     case NarumiAccumulation::Narumi:
-        f(NarumiAccumulatorTag<NarumiTermAccumulator>{});
+        if (sumsInDouble)
+            f(NarumiAccumulatorTag<NarumiGridInDoubleAccumulator>{});
+        else
+            f(NarumiAccumulatorTag<NarumiTermAccumulator>{});
         break;
     case NarumiAccumulation::SingleFloat:
         f(NarumiAccumulatorTag<SingleFloatTermAccumulator>{});

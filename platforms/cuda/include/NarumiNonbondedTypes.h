@@ -193,6 +193,9 @@ struct NarumiNonbondedData {
     // The neighbour search's warps per thread block: 4 or 8 (NARUMI_SEARCH_WARPS, for measurements); 0: by the list's
     // size (findNeighbors.cu).
     int searchWarps;
+    // Narumi's float-pair sums held in doubles (NarumiGridInDoubleAccumulator, the same bits): on GPUs whose double
+    // adds run at half the float rate, or as NARUMI_SUMS_IN_DOUBLE says, for measurements.
+    int narumiSumsInDouble;
 };
 
 } // namespace OpenMMNarumi

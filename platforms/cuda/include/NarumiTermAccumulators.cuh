@@ -522,6 +522,126 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
     }
 }
 
+/**
+ * 1.5 * 2^27: y + MAGIC, for |y| < 2^26, lies in [2^27, 2^28), where the doubles are exactly the multiples of
+ * 2^-25, Narumi's grid; MAGIC is an even number of them, so the addition rounds y to nearest, ties to even.
+ */
+constexpr double NARUMI_GRID_DOUBLE_MAGIC = 1.5 * double(1LL << (52 - NARUMI_LOW_FRACTION_BITS));
+static_assert(NARUMI_LARGE_TERM < NARUMI_GRID_DOUBLE_MAGIC / 3, "a small term stays inside the magic number's binade");
+
+/** y rounded onto Narumi's grid, rint(y * 2^25) * 2^-25, as a double: what a Narumi pair adds for y (|y| < 2^26). */
+__device__ inline double narumiGridRounded(float y) {
+    return __dsub_rn(__dadd_rn((double) y, NARUMI_GRID_DOUBLE_MAGIC), NARUMI_GRID_DOUBLE_MAGIC);
+}
+
+/**
+ * Narumi's sums with the (hi, lo) pair held in one double, for GPUs whose double adds run at half the float rate
+ * (NarumiNonbondedData::narumiSumsInDouble): every small term is rounded onto the same 2^-25 grid, ties to even
+ * (narumiGridRounded: two double adds), and a sum of such terms below 2^28 is a multiple of 2^-25 with at most 53
+ * significant bits, so each double addition is exact.  The terms, the sums and therefore every bit of the result
+ * are those of NarumiTermAccumulator, in five instructions per component of a pair where the split and the two
+ * (hi, lo) pairs take eight.  The range is Narumi's too: a sum that reaches 2^20 at a tile's end (carry) is an
+ * error, so partial sums stay below 2^21 and exact.  Large terms go the same 64-bit way as Narumi's.
+ */
+struct NarumiGridInDoubleAccumulator : FixedGlobalSum {
+    using Real = float;
+    double small;
+    long long large;
+    int errors;
+
+    __device__ void zero() {
+        small = 0.0;
+        large = 0;
+        errors = 0;
+    }
+    __device__ void add(float y) {
+        if (fabsf(y) < NARUMI_LARGE_TERM)
+            small = __dadd_rn(small, narumiGridRounded(y));
+        else
+            large += narumiGridTerm(y, errors);
+    }
+    /** Narumi's range test, after every tile: a NaN or a sum of 2^20 or more is an error. */
+    __device__ void carry() {
+        if (!(fabs(small) < NARUMI_RANGE))
+            errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
+    }
+    /** The sum in OpenMM's fixed point: small is a multiple of 2^-25 below 2^20, so small * 2^32 is an exact integer. */
+    __device__ long long fixedPoint() {
+        carry();
+        return (errors & NARUMI_ERROR_ACCUMULATOR_RANGE) ? large : __double2ll_rn(small * 4294967296.0) + large;
+    }
+    __device__ static long long term(float y, int& errors) {
+        return narumiGridTerm(y, errors);
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        addForceTerm(sums, atom, component, fixedPoint());
+        reportErrors(sums, errors);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        addEnergyTerm(sums, fixedPoint());
+        reportErrors(sums, errors);
+    }
+
+    /** A partner's sum over one tile: at most 32 terms below 2^15, so below 2^20 and exact. */
+    using Partner = double;
+    __device__ static Partner partnerZero() {
+        return 0.0;
+    }
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
+        double value = __dadd_rn(first, second);
+        if (!(fabs(value) < NARUMI_RANGE)) {
+            errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
+            return;
+        }
+        if (value != 0.0)
+            addForceTerm(sums, atom, component, __double2ll_rn(value * 4294967296.0));
+    }
+};
+
+__device__ inline void addLargeVector(NarumiGridInDoubleAccumulator& x, NarumiGridInDoubleAccumulator& y,
+                                      NarumiGridInDoubleAccumulator& z, const NarumiGridVector& g) {
+    x.large += g.x;
+    y.large += g.y;
+    z.large += g.z;
+    x.errors |= g.errors;
+}
+
+/** As Narumi's addVector: one range test per pair (a NaN component passes it, and carry() then reports it). */
+__device__ inline void addVector(NarumiGridInDoubleAccumulator& x, NarumiGridInDoubleAccumulator& y, NarumiGridInDoubleAccumulator& z,
+                                 float3 f) {
+    if (narumiSmallVector(f)) {
+        x.small = __dadd_rn(x.small, narumiGridRounded(f.x));
+        y.small = __dadd_rn(y.small, narumiGridRounded(f.y));
+        z.small = __dadd_rn(z.small, narumiGridRounded(f.z));
+    }
+    else
+        addLargeVector(x, y, z, narumiGridVector(f));
+}
+
+/** As Narumi's addPairForce: each component rounded once, added to i's sum and subtracted from j's. */
+__device__ inline void addPairForce(NarumiGridInDoubleAccumulator& x, NarumiGridInDoubleAccumulator& y, NarumiGridInDoubleAccumulator& z,
+                                    PartnerXY<double>& pxy, double& pz, float3 f, bool small, const NarumiGlobalSums& sums,
+                                    int partnerAtom, int& errors) {
+    if (small) {
+        double tx = narumiGridRounded(f.x), ty = narumiGridRounded(f.y), tz = narumiGridRounded(f.z);
+        x.small = __dadd_rn(x.small, tx);
+        y.small = __dadd_rn(y.small, ty);
+        z.small = __dadd_rn(z.small, tz);
+        PartnerXY<double> partnerXY = pxy;   // x and y in one shared-memory access each way
+        partnerXY.x = __dsub_rn(partnerXY.x, tx);
+        partnerXY.y = __dsub_rn(partnerXY.y, ty);
+        pxy = partnerXY;
+        pz = __dsub_rn(pz, tz);
+    }
+    else {
+        NarumiGridVector g = narumiGridVector(f);
+        addLargeVector(x, y, z, g);
+        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 0, -g.x);
+        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 1, -g.y);
+        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 2, -g.z);
+    }
+}
+
 } // namespace OpenMMNarumi
 
 #endif // NARUMI_TERM_ACCUMULATORS_CUH_

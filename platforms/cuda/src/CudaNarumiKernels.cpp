@@ -216,6 +216,12 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     skin = listSkinFromEnvironment();
     data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", true) ? 1 : 0;
     data.searchWarps = searchWarpsFromEnvironment();
+    // Narumi's sums held in doubles give the same bits in fewer instructions where double adds run at half the
+    // float rate (data centre GPUs: P100, V100, A100, H100); elsewhere (1/32 or 1/64) the float + int32 pair.
+    int floatToDoubleRatio = 0;
+    checkDriver(cuDeviceGetAttribute(&floatToDoubleRatio, CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, cu.getDevice()),
+                "querying the device's double-precision rate");
+    data.narumiSumsInDouble = switchFromEnvironment("NARUMI_SUMS_IN_DOUBLE", floatToDoubleRatio > 0 && floatToDoubleRatio <= 2) ? 1 : 0;
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
@@ -569,10 +575,10 @@ void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     }
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
             "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm, search "
-            "warps per block I %d\n",
+            "warps per block I %d, Narumi sums in doubles %d\n",
             w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
             w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
-            skin, searchWarps);
+            skin, searchWarps, data.narumiSumsInDouble);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

@@ -513,8 +513,45 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 }
 
 /**
+ * Narumi's sums held in doubles (NARUMI_SUMS_IN_DOUBLE=1, the default where doubles add at half the float rate) round
+ * every term onto the grid of the float + int32 pair and add exactly, so both must give the same bits: energy and
+ * forces, on a solvated molecule (its excluded bonded pairs take the large-term path; Lennard-Jones switched) and on a
+ * 20,000-atom water box.  The default Context must match the float + int32 pair too, and the stage report of one made
+ * with the variable at 1 must say that its sums were held in doubles.
+ */
+TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(4.0), Vec3(2.0, 2.0, 2.0), 10);
+    TestSystem water = waterBoxOfAtoms(20000, 89);
+    vector<pair<const TestSystem*, shared_ptr<System>>> cases = {
+        {&molecule, shared_ptr<System>(makeSystem(molecule, {makeNarumiForce(molecule, periodicSettings(1.0, 0.9))}))},
+        {&water, shared_ptr<System>(periodicSystemWith(water, Narumi::Narumi))}};
+    for (auto& [test, system] : cases)
+        for (const char* first : {"", "1"}) {
+            if (first[0] != '\0')
+                setenv("NARUMI_SUMS_IN_DOUBLE", first, 1);
+            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_SUMS_IN_DOUBLE", "0");
+            contexts.profiled->setPositions(test->positions);
+            contexts.switched->setPositions(test->positions);
+            string context = to_string(test->size()) + " atoms, NARUMI_SUMS_IN_DOUBLE='" + first + "' against 0";
+            EnergyAndForces held = energyAndForces(*contexts.profiled), paired = energyAndForces(*contexts.switched);
+            EXPECT_EQ(held.energy, paired.energy) << context;
+            int differences = 0;
+            for (int i = 0; i < test->size(); i++)
+                for (int c = 0; c < 3; c++)
+                    differences += (held.forces[i][c] != paired.forces[i][c]);
+            EXPECT_EQ(differences, 0) << context;
+            double reported = contexts.profiledCounter("Narumi sums in doubles");
+            if (first[0] != '\0')
+                EXPECT_EQ(reported, 1.0) << context;
+            else
+                EXPECT_TRUE(reported == 0.0 || reported == 1.0) << context;
+        }
+}
+
+/**
  * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SEARCH_WARPS, NARUMI_EXCLUSION_STREAM,
- * NARUMI_PROFILE_STAGES) is an error naming it, when the Context is made.
+ * NARUMI_PROFILE_STAGES, NARUMI_SUMS_IN_DOUBLE) is an error naming it, when the Context is made.
  */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
@@ -524,6 +561,7 @@ TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
                                                                {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
                                                                {"NARUMI_SEARCH_WARPS", {"0", "6", "four", "44"}},
                                                                {"NARUMI_EXCLUSION_STREAM", {"off", "no"}},
+                                                               {"NARUMI_SUMS_IN_DOUBLE", {"yes", "2"}},
                                                                {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)
         for (const char* setting : settings) {

@@ -385,7 +385,7 @@ void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
 } // namespace
 
 void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, data.narumiSumsInDouble != 0, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (includeEnergy)
             launchComputeTiles<Accumulator, true>(data, stream);

@@ -111,7 +111,7 @@ void narumiCorrectExceptions(const NarumiNonbondedData& data, NarumiAccumulation
                              cudaStream_t stream) {
     if (data.numExceptions <= 0 || data.shareBlockEnd <= data.shareBlockBegin)
         return;
-    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, [&](auto tag) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, data.narumiSumsInDouble != 0, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if (posqIsDouble)
             launchCorrectExceptions<Accumulator, NarumiDouble4>(data, includeEnergy, stream);
