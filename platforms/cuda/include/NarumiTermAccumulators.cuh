@@ -132,11 +132,32 @@ struct FixedGlobalSum {
  * whichever way a term goes it contributes narumiGridTerm(y), a function of the term alone (odd, exact), which is
  * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
-struct NarumiTermAccumulator : FixedGlobalSum {
+/**
+ * What Narumi's two accumulators share (NarumiTermAccumulator, NarumiGridInDoubleAccumulator; Sum is either): the
+ * large terms' 64-bit integer, the error bits, term(), and the merge of Sum::fixedPoint() into OpenMM's buffer.
+ */
+template <class Sum>
+struct NarumiGridSum : FixedGlobalSum {
     using Real = float;
-    NarumiAccumulator small;
     long long large;
     int errors;
+
+    /** Exactly what add(y) contributes to fixedPoint(), whatever else was added before or after. */
+    __device__ static long long term(float y, int& errors) {
+        return narumiGridTerm(y, errors);
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        addForceTerm(sums, atom, component, static_cast<Sum*>(this)->fixedPoint());
+        reportErrors(sums, errors);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        addEnergyTerm(sums, static_cast<Sum*>(this)->fixedPoint());
+        reportErrors(sums, errors);
+    }
+};
+
+struct NarumiTermAccumulator : NarumiGridSum<NarumiTermAccumulator> {
+    NarumiAccumulator small;
 
     __device__ void zero() {
         small = narumiZero();
@@ -157,18 +178,6 @@ struct NarumiTermAccumulator : FixedGlobalSum {
         if (narumiOutOfRange(small))
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
         return narumiToFixedPoint(small) + large;
-    }
-    /** Exactly what add(y) contributes to fixedPoint(), whatever else was added before or after. */
-    __device__ static long long term(float y, int& errors) {
-        return narumiGridTerm(y, errors);
-    }
-    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
-        addForceTerm(sums, atom, component, fixedPoint());
-        reportErrors(sums, errors);
-    }
-    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        addEnergyTerm(sums, fixedPoint());
-        reportErrors(sums, errors);
     }
 
     /**
@@ -473,12 +482,24 @@ __device__ inline bool narumiSmallVector(float3 f) {
     return fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM;
 }
 
-__device__ inline void addLargeVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z,
-                                      const NarumiGridVector& g) {
+/** A rounded large pair force into the 64-bit sums of either Narumi accumulator. */
+template <class Sum>
+__device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, const NarumiGridVector& g) {
     x.large += g.x;
     y.large += g.y;
     z.large += g.z;
     x.errors |= g.errors;
+}
+
+/** The rare path of a pair force with a large component: onto the grid into i's 64-bit sums, negated straight into j's global sum. */
+template <class Sum>
+__device__ inline void addLargePairForce(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, float3 f,
+                                         const NarumiGlobalSums& sums, int partnerAtom) {
+    NarumiGridVector g = narumiGridVector(f);
+    addLargeVector(x, y, z, g);
+    Sum::addForceTerm(sums, partnerAtom, 0, -g.x);
+    Sum::addForceTerm(sums, partnerAtom, 1, -g.y);
+    Sum::addForceTerm(sums, partnerAtom, 2, -g.z);
 }
 
 /** Narumi: one range test for the pair rather than one per component. */
@@ -513,13 +534,8 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
         pxy = partnerXY;
         narumiSubtractSplit(pz.hi, pz.lo, tz);
     }
-    else {
-        NarumiGridVector g = narumiGridVector(f);
-        addLargeVector(x, y, z, g);
-        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 0, -g.x);
-        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 1, -g.y);
-        NarumiTermAccumulator::addForceTerm(sums, partnerAtom, 2, -g.z);
-    }
+    else
+        addLargePairForce(x, y, z, f, sums, partnerAtom);
 }
 
 /**
@@ -543,11 +559,8 @@ __device__ inline double narumiGridRounded(float y) {
  * (hi, lo) pairs take eight.  The range is Narumi's too: a sum that reaches 2^20 at a tile's end (carry) is an
  * error, so partial sums stay below 2^21 and exact.  Large terms go the same 64-bit way as Narumi's.
  */
-struct NarumiGridInDoubleAccumulator : FixedGlobalSum {
-    using Real = float;
+struct NarumiGridInDoubleAccumulator : NarumiGridSum<NarumiGridInDoubleAccumulator> {
     double small;
-    long long large;
-    int errors;
 
     __device__ void zero() {
         small = 0.0;
@@ -570,17 +583,6 @@ struct NarumiGridInDoubleAccumulator : FixedGlobalSum {
         carry();
         return (errors & NARUMI_ERROR_ACCUMULATOR_RANGE) ? large : __double2ll_rn(small * 4294967296.0) + large;
     }
-    __device__ static long long term(float y, int& errors) {
-        return narumiGridTerm(y, errors);
-    }
-    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
-        addForceTerm(sums, atom, component, fixedPoint());
-        reportErrors(sums, errors);
-    }
-    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        addEnergyTerm(sums, fixedPoint());
-        reportErrors(sums, errors);
-    }
 
     /** A partner's sum over one tile: at most 32 terms below 2^15, so below 2^20 and exact. */
     using Partner = double;
@@ -597,14 +599,6 @@ struct NarumiGridInDoubleAccumulator : FixedGlobalSum {
             addForceTerm(sums, atom, component, __double2ll_rn(value * 4294967296.0));
     }
 };
-
-__device__ inline void addLargeVector(NarumiGridInDoubleAccumulator& x, NarumiGridInDoubleAccumulator& y,
-                                      NarumiGridInDoubleAccumulator& z, const NarumiGridVector& g) {
-    x.large += g.x;
-    y.large += g.y;
-    z.large += g.z;
-    x.errors |= g.errors;
-}
 
 /** As Narumi's addVector: one range test per pair (a NaN component passes it, and carry() then reports it). */
 __device__ inline void addVector(NarumiGridInDoubleAccumulator& x, NarumiGridInDoubleAccumulator& y, NarumiGridInDoubleAccumulator& z,
@@ -633,13 +627,8 @@ __device__ inline void addPairForce(NarumiGridInDoubleAccumulator& x, NarumiGrid
         pxy = partnerXY;
         pz = __dsub_rn(pz, tz);
     }
-    else {
-        NarumiGridVector g = narumiGridVector(f);
-        addLargeVector(x, y, z, g);
-        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 0, -g.x);
-        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 1, -g.y);
-        NarumiGridInDoubleAccumulator::addForceTerm(sums, partnerAtom, 2, -g.z);
-    }
+    else
+        addLargePairForce(x, y, z, f, sums, partnerAtom);
 }
 
 } // namespace OpenMMNarumi
