@@ -125,14 +125,6 @@ struct FixedGlobalSum {
 };
 
 /**
- * Narumi's trick for sums of pair terms.  A Narumi pair (float hi + int32 lo, NarumiAccumulator.cuh) holds sums up
- * to 2^20 on a 2^-25 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
- * bonded pairs, whose Lennard-Jones terms at 0.1-0.15 nm reach 1e6-1e8 kJ/mol/nm before the exclusion kernel
- * removes them.  So terms of at least NARUMI_LARGE_TERM go to a 64-bit integer instead, rounded onto the same grid:
- * whichever way a term goes it contributes narumiGridTerm(y), a function of the term alone (odd, exact), which is
- * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
- */
-/**
  * What Narumi's two accumulators share (NarumiTermAccumulator, NarumiGridInDoubleAccumulator; Sum is either): the
  * large terms' 64-bit integer, the error bits, term(), and the merge of Sum::fixedPoint() into OpenMM's buffer.
  */
@@ -156,6 +148,14 @@ struct NarumiGridSum : FixedGlobalSum {
     }
 };
 
+/**
+ * Narumi's trick for sums of pair terms.  A Narumi pair (float hi + int32 lo, NarumiAccumulator.cuh) holds sums up
+ * to 2^20 on a 2^-25 grid; a thread's forces are far below that, but the all-pairs pass also sees the excluded
+ * bonded pairs, whose Lennard-Jones terms at 0.1-0.15 nm reach 1e6-1e8 kJ/mol/nm before the exclusion kernel
+ * removes them.  So terms of at least NARUMI_LARGE_TERM go to a 64-bit integer instead, rounded onto the same grid:
+ * whichever way a term goes it contributes narumiGridTerm(y), a function of the term alone (odd, exact), which is
+ * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
+ */
 struct NarumiTermAccumulator : NarumiGridSum<NarumiTermAccumulator> {
     NarumiAccumulator small;
 
