@@ -151,11 +151,8 @@ def profile_part(args, systems):
         system = md.create_system(topology, hydrogen_mass)
         openmmnarumi.replaceNonbondedForces(system)
         print(f"== profile: {name}, DeviceIndex {several}, {args.profile_steps} steps", flush=True)
-        os.environ["NARUMI_PROFILE_STAGES"] = "1"
-        try:
+        with md.measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
             context, integrator = md.make_context(system, start, box, args.precisions[0], step_fs, 9, several)
-        finally:
-            os.environ.pop("NARUMI_PROFILE_STAGES")
         integrator.step(args.profile_steps)
         context.getState(getEnergy=True)
         del context, integrator

@@ -141,17 +141,24 @@ def ns_per_day(context, integrator, seconds):
 
 
 @contextlib.contextmanager
-def narumi_setting(setting):
-    """The plugin's measurement switch "VARIABLE=VALUE" for the Contexts created inside the block (None: defaults)."""
-    variable = None
-    if setting is not None:
-        variable, value = setting.split("=", 1)
-        os.environ[variable] = value
+def measurement_switches(switches):
+    """The plugin's measurement switches {VARIABLE: VALUE}, read when a Context is created, for the Contexts created
+    inside the block; the environment as it was afterwards."""
+    previous = {variable: os.environ.get(variable) for variable in switches}
+    os.environ.update(switches)
     try:
         yield
     finally:
-        if variable is not None:
-            os.environ.pop(variable, None)
+        for variable, value in previous.items():
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
+
+
+def narumi_setting(setting):
+    """measurement_switches for one "VARIABLE=VALUE" (None: the defaults)."""
+    return measurement_switches(dict([setting.split("=", 1)]) if setting is not None else {})
 
 
 @contextlib.contextmanager
@@ -175,11 +182,8 @@ def captured_stderr():
 def profile_stages(system, positions, box, precision, step_fs, steps):
     """Stage times (us per evaluation) and search counters of NarumiNonbondedForce over `steps` MD steps."""
     with captured_stderr() as text:
-        os.environ["NARUMI_PROFILE_STAGES"] = "1"
-        try:
+        with measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
             context, integrator = make_context(system, positions, box, precision, step_fs, 3)
-        finally:
-            os.environ.pop("NARUMI_PROFILE_STAGES")
         integrator.step(steps)
         del context, integrator
         gc.collect()

@@ -22,6 +22,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from nonbonded_speed import measurement_switches
 
 
 def systems(args):
@@ -43,10 +44,8 @@ def run(forcefield, topology, positions, use_narumi, steps, profile):
     if use_narumi:
         openmmnarumi.replaceNonbondedForces(system)
     integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 4 * unit.femtosecond)
-    if profile:
-        os.environ["NARUMI_PROFILE_STAGES"] = "1"
-    context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
-    os.environ.pop("NARUMI_PROFILE_STAGES", None)
+    with measurement_switches({"NARUMI_PROFILE_STAGES": "1"} if profile else {}):
+        context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
     context.setPositions(positions)
     openmm.LocalEnergyMinimizer.minimize(context, 10.0, 100)
     context.setVelocitiesToTemperature(300 * unit.kelvin, 1)

@@ -14,15 +14,19 @@ import argparse
 import gc
 import itertools
 import os
+import sys
 
 import openmm
 import openmm.unit as unit
 
 import openmmnarumi
 from openmmnarumi import NarumiNonbondedForce
-from nonbonded_speed import create_system, dhfr, water_box  # the benchmark's own systems, one definition
+from nonbonded_speed import create_system, dhfr, measurement_switches, water_box  # the benchmark's own systems, one definition
 
-METHODS = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64", "TakahashiIitaka", "Nitadori", "ModifiedNitadori"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "studies", "accuracy"))
+from accuracylib import METHODS as STUDY_METHODS  # noqa: E402  (the accumulation methods, named once)
+
+METHODS = list(STUDY_METHODS.values())
 
 
 def main():
@@ -43,9 +47,8 @@ def main():
             if NarumiNonbondedForce.isinstance(force):
                 NarumiNonbondedForce.cast(force).setAccumulationMethod(getattr(NarumiNonbondedForce, method))
         integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
-        os.environ["NARUMI_PROFILE_STAGES"] = "1"
-        context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
-        os.environ.pop("NARUMI_PROFILE_STAGES")
+        with measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
+            context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
         context.setPositions(positions)
         print(f"{name}, {topology.getNumAtoms()} atoms, {method}:", flush=True)
         integrator.step(args.steps)

@@ -23,7 +23,9 @@ import openmm
 import openmm.unit as unit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
 import accuracylib as L  # noqa: E402
+from nonbonded_speed import measurement_switches  # noqa: E402  (the benchmarks' one setter of the plugin's switches)
 
 
 # F is the paper's float + int32 pair; the CUDA platform holds Narumi's sums in doubles where doubles add at half the
@@ -43,12 +45,8 @@ def variants(system):
 def make_context(system, positions, platform, precision, step_fs=None, environment=None):
     props = {"Precision": precision} if platform in ("CUDA", "OpenCL") else {}
     integrator = openmm.VerletIntegrator((step_fs or 1.0) * unit.femtosecond)
-    os.environ.update(environment or {})
-    try:
+    with measurement_switches(environment or {}):
         context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform), props)
-    finally:
-        for variable in environment or {}:
-            os.environ.pop(variable, None)
     context.setPositions(positions)
     return context, integrator
 

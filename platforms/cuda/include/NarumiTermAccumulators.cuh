@@ -573,15 +573,23 @@ struct NarumiGridInDoubleAccumulator : NarumiGridSum<NarumiGridInDoubleAccumulat
         else
             large += narumiGridTerm(y, errors);
     }
-    /** Narumi's range test, after every tile: a NaN or a sum of 2^20 or more is an error. */
-    __device__ void carry() {
-        if (!(fabs(small) < NARUMI_RANGE))
+    /** Narumi's range test: a NaN or a sum of 2^20 or more sets the range error. */
+    __device__ static bool inRange(double value, int& errors) {
+        bool inside = fabs(value) < NARUMI_RANGE;
+        if (!inside)
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
+        return inside;
     }
-    /** The sum in OpenMM's fixed point: small is a multiple of 2^-25 below 2^20, so small * 2^32 is an exact integer. */
+    /** After every tile. */
+    __device__ void carry() {
+        inRange(small, errors);
+    }
+    /** A sum of grid terms in range is a multiple of 2^-25 below 2^20: in OpenMM's fixed point an exact integer. */
+    __device__ static long long gridFixedPoint(double value, int& errors) {
+        return inRange(value, errors) ? __double2ll_rn(value * 4294967296.0) : 0;
+    }
     __device__ long long fixedPoint() {
-        carry();
-        return (errors & NARUMI_ERROR_ACCUMULATOR_RANGE) ? large : __double2ll_rn(small * 4294967296.0) + large;
+        return gridFixedPoint(small, errors) + large;
     }
 
     /** A partner's sum over one tile: at most 32 terms below 2^15, so below 2^20 and exact. */
@@ -590,13 +598,9 @@ struct NarumiGridInDoubleAccumulator : NarumiGridSum<NarumiGridInDoubleAccumulat
         return 0.0;
     }
     __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
-        double value = __dadd_rn(first, second);
-        if (!(fabs(value) < NARUMI_RANGE)) {
-            errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
-            return;
-        }
-        if (value != 0.0)
-            addForceTerm(sums, atom, component, __double2ll_rn(value * 4294967296.0));
+        long long value = gridFixedPoint(__dadd_rn(first, second), errors);
+        if (value != 0)
+            addForceTerm(sums, atom, component, value);
     }
 };
 
