@@ -120,8 +120,8 @@ def run(args):
         del context, integrator
         times = ", ".join(f"{stage} {stages[stage]:.1f} us" for stage in ("findNeighborTiles", "computeTiles", "total") if stage in stages)
         print(f"{args.label} {args.precision} {name}: {times}, tiles {counters.get('tiles', 0):.0f}, "
-              f"list builds {counters.get('list builds', 0):.3f} per evaluation, {counters.get('search warps', 0)} search warps, "
-              f"Narumi sums in doubles {counters.get('sums in doubles', 0)}; "
+              f"list builds {counters.get('list builds', 0):.3f} per evaluation, {counters.get('search warps', 0):g} search warps, "
+              f"Narumi sums in doubles {counters.get('sums in doubles', 0):g}; "
               f"{speed:.1f} ns/day ({steps} steps at 4 fs)", flush=True)
 
 

@@ -195,10 +195,11 @@ def profile_stages(system, positions, box, precision, step_fs, steps):
             key, value = item.rsplit(" ", 1)
             counters[key] = float(value)
         counters["blocks"] = int(search.group(2))
-    for key, pattern in (("search warps", r"search warps per block I (\d+)"), ("sums in doubles", r"Narumi sums in doubles (\d+)")):
+    for key, pattern in (("search warps", r"search warps per block I (\d+)"), ("sums in doubles", r"Narumi sums in doubles (\d+)"),
+                         ("skin (nm)", r"blocks, skin ([\d.]+) nm")):
         found = re.search(pattern, text[0])
         if found:
-            counters[key] = int(found.group(1))
+            counters[key] = float(found.group(1))
     return stages, counters
 
 
@@ -304,7 +305,7 @@ def main():
                   "| --- |" + " --- |" * len(profiles)]
         lines += [f"| {s} | " + " | ".join(f"{p['stages'].get(s, float('nan')):.1f}" for p in profiles) + " |" for s in stage_names]
         for counter in ("tiles", "list builds", "overflow blocks", "unfiltered blocks", "untested block pairs", "tiles in chunks",
-                        "blocks", "search warps", "sums in doubles"):
+                        "blocks", "search warps", "sums in doubles", "skin (nm)"):
             lines.append(f"| search: {counter} | " + " | ".join(f"{p['search'].get(counter, float('nan')):g}" for p in profiles) + " |")
     write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows,
                                                    "profiles": profiles})

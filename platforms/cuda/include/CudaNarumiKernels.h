@@ -5,6 +5,7 @@
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiKernels.h"
 #include "NarumiNonbondedLaunch.h"
+#include "NarumiListSkin.h"
 #include "NarumiSearchMonitor.h"
 #include "openmm/cuda/CudaArray.h"
 #include "openmm/cuda/CudaContext.h"
@@ -93,8 +94,10 @@ private:
     static bool switchFromEnvironment(const char* variable, bool defaultValue);
     /** A measurement variable's setting: "" when unset or empty, else first or second (else an OpenMMException naming it). */
     static std::string choiceFromEnvironment(const char* variable, const char* first, const char* second);
-    /** The neighbour list's Verlet buffer in nm: DEFAULT_LIST_SKIN, or NARUMI_LIST_SKIN for measurements and tests. */
+    /** NARUMI_LIST_SKIN, for measurements and tests: a fixed skin for the neighbour list in nm; unset, -1 (chosen). */
     static double listSkinFromEnvironment();
+    /** The list's cutoff and rebuild distance for a skin (nm); only at an evaluation that rebuilds the list. */
+    void applyListSkin(double skin);
     /** NARUMI_SEARCH_WARPS, for measurements: 4 or 8 warps per thread block of the neighbour search; unset, 0 (by size). */
     static int searchWarpsFromEnvironment();
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
@@ -139,8 +142,7 @@ private:
     std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms or the parameters change
     bool rebuildRequested = false;          // the list's segments moved, or the box changed: rebuild it next time
     OpenMM::Vec3 lastBoxVectors[3];
-    static constexpr double DEFAULT_LIST_SKIN = 0.1;
-    double skin = DEFAULT_LIST_SKIN;
+    NarumiListSkin listSkin;               // the neighbour list's skin, chosen from how often the list is rebuilt
     NarumiSearchMonitor searchMonitor;     // the search's running totals last read, and whether to warn
     unsigned long long evaluationsLaunched = 0;  // numbered as the status words count them: the list's ranges start there
     bool partOfParallel = false;

@@ -211,9 +211,9 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
                     method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
     // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
-    // buffer, as OpenMM and GROMACS keep theirs); the block test runs on float bounding boxes, so a small margin keeps
-    // it conservative despite their rounding.  NoCutoff lists every pair: its list never goes stale.
-    skin = listSkinFromEnvironment();
+    // buffer, as OpenMM and GROMACS keep theirs), the skin chosen from how often that happens (NarumiListSkin).
+    listSkin = NarumiListSkin(listSkinFromEnvironment());
+    applyListSkin(listSkin.current());
     data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", true) ? 1 : 0;
     data.searchWarps = searchWarpsFromEnvironment();
     // Narumi's sums held in doubles give the same bits in fewer instructions where double adds run at half the
@@ -222,9 +222,6 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     checkDriver(cuDeviceGetAttribute(&floatToDoubleRatio, CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, cu.getDevice()),
                 "querying the device's double-precision rate");
     data.narumiSumsInDouble = switchFromEnvironment("NARUMI_SUMS_IN_DOUBLE", floatToDoubleRatio > 0 && floatToDoubleRatio <= 2) ? 1 : 0;
-    double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
-    data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
-    data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
     // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
     data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
 
@@ -485,8 +482,16 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         // The sort order only makes blocks compact: atoms move a few hundredths of a nm between re-sorts.
         bool resort = (evaluationsSinceSort == 0 || evaluationsSinceSort >= SORT_INTERVAL || *resortRequested);
         *resortRequested = false;
-        if (resort)
+        if (resort) {
             evaluationsSinceSort = 0;
+            // A sort rebuilds the list: the one moment the skin may change (the search's tiles then change too).
+            double skin = listSkin.current();
+            const NarumiStatusWords& totals = searchMonitor.totals();
+            if (listSkin.atForcedRebuild(totals.evaluations, totals.listBuilds) != skin) {
+                applyListSkin(listSkin.current());
+                searchMonitor.listRangeChanged(evaluationsLaunched + 1);
+            }
+        }
         evaluationsSinceSort++;
         if (rebuildRequested)
             checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, rebuildList), 1, 1, stream),
@@ -544,12 +549,21 @@ bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* varia
     return choice.empty() ? defaultValue : choice == "1";
 }
 
+void CudaCalcNarumiNonbondedForceKernel::applyListSkin(double skin) {
+    // The block test runs on float bounding boxes: a small margin keeps it conservative despite their rounding.
+    // NoCutoff lists every pair: its list never goes stale.
+    bool useCutoff = (nonbondedMethod != NarumiNonbondedForce::NoCutoff);
+    double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
+    data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
+    data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
+}
+
 double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
     // depend on it (0 rebuilds the list at every evaluation).
     const char* setting = getenv("NARUMI_LIST_SKIN");
     if (setting == nullptr || setting[0] == '\0')
-        return DEFAULT_LIST_SKIN;
+        return -1;
     char* end = nullptr;
     double value = strtod(setting, &end);
     if (end == setting || *end != '\0' || !(value >= 0 && value <= 1))
@@ -578,7 +592,7 @@ void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
             "warps per block I %d, Narumi sums in doubles %d\n",
             w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
             w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
-            skin, searchWarps, data.narumiSumsInDouble);
+            listSkin.current(), searchWarps, data.narumiSumsInDouble);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

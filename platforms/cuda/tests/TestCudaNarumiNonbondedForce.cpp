@@ -392,6 +392,36 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
 }
 
 /**
+ * The list's skin is chosen from how often the list is rebuilt (NarumiListSkin): atoms that force a build at every
+ * evaluation make the sort of the 21st evaluation widen it, and the lists of both skins must give the bits of a list
+ * rebuilt at every evaluation (NARUMI_LIST_SKIN=0).  The atoms take fresh random displacements of 0.012 nm per
+ * component about their start at every evaluation: fast, but no drift towards overlaps.
+ */
+TEST(CudaNarumiNonbondedForce, ChosenSkinKeepsTheBitsOfAFreshList) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(4.0), 41);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+    ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+    mt19937 random(7);
+    normal_distribution<double> displacement(0.0, 0.012);
+    int differences = 0;
+    for (int evaluation = 0; evaluation < 25; evaluation++) {
+        vector<Vec3> positions = water.positions;
+        for (Vec3& p : positions)
+            p += Vec3(displacement(random), displacement(random), displacement(random));
+        contexts.profiled->setPositions(positions);
+        contexts.switched->setPositions(positions);
+        EnergyAndForces chosen = energyAndForces(*contexts.profiled), fresh = energyAndForces(*contexts.switched);
+        for (int i = 0; i < water.size(); i++)
+            for (int c = 0; c < 3; c++)
+                differences += (chosen.forces[i][c] != fresh.forces[i][c]);
+        EXPECT_EQ(chosen.energy, fresh.energy) << "evaluation " << evaluation;
+    }
+    EXPECT_EQ(differences, 0);
+    EXPECT_EQ(contexts.profiledCounter("skin"), 0.14) << "the skin after the sort of the 21st evaluation";
+}
+
+/**
  * The stage report (NARUMI_PROFILE_STAGES) gives the means of the evaluations after the first, which sorts, sizes the
  * list and loads the kernels: over 6 evaluations it reports 5, and no sort among them (the next is due at the 21st),
  * while the search counters still count all 6.
