@@ -10,12 +10,19 @@ using namespace OpenMMNarumi;
 
 namespace {
 
-/** Running totals as the device keeps them: run(n, every) adds n evaluations with a build at every `every`-th. */
+/**
+ * Running totals as the device keeps them: run(n, every) adds n evaluations with a build at every `every`-th;
+ * sortAfter also asks the skin for the sort that follows them.
+ */
 struct DeviceTotals {
     unsigned long long evaluations = 0, builds = 0;
     void run(int n, int every) {
         for (int k = 0; k < n; k++)
             builds += (++evaluations % every == 0);
+    }
+    double sortAfter(NarumiListSkin& skin, int n, int every) {
+        run(n, every);
+        return skin.atForcedRebuild(evaluations, builds);
     }
 };
 
@@ -27,44 +34,34 @@ TEST(ListSkin, StartsNarrow) {
 TEST(ListSkin, WidensWhereTheListLastsTwoEvaluationsAndStaysWide) {
     NarumiListSkin skin;
     DeviceTotals device;
-    device.run(20, 2);
-    EXPECT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), NarumiListSkin::WIDE);
+    EXPECT_EQ(device.sortAfter(skin, 20, 2), NarumiListSkin::WIDE);
     // Wider, the list lasts longer (a build every third evaluation): still the fast atoms of 4 fs steps.
-    for (int sort = 0; sort < 5; sort++) {
-        device.run(20, 3);
-        EXPECT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), NarumiListSkin::WIDE) << "sort " << sort;
-    }
+    for (int sort = 0; sort < 5; sort++)
+        EXPECT_EQ(device.sortAfter(skin, 20, 3), NarumiListSkin::WIDE) << "sort " << sort;
 }
 
 TEST(ListSkin, StaysNarrowWhereTheListLastsFourEvaluations) {
     NarumiListSkin skin;
     DeviceTotals device;
-    for (int sort = 0; sort < 5; sort++) {
-        device.run(20, 4);
-        EXPECT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), NarumiListSkin::NARROW) << "sort " << sort;
-    }
+    for (int sort = 0; sort < 5; sort++)
+        EXPECT_EQ(device.sortAfter(skin, 20, 4), NarumiListSkin::NARROW) << "sort " << sort;
 }
 
 TEST(ListSkin, NarrowsAgainWhenTheAtomsSlowDown) {
     NarumiListSkin skin;
     DeviceTotals device;
-    device.run(20, 2);
-    ASSERT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), NarumiListSkin::WIDE);
-    device.run(20, 6);  // 2 fs steps with the wide skin
-    EXPECT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), NarumiListSkin::NARROW);
+    ASSERT_EQ(device.sortAfter(skin, 20, 2), NarumiListSkin::WIDE);
+    EXPECT_EQ(device.sortAfter(skin, 20, 6), NarumiListSkin::NARROW) << "2 fs steps with the wide skin";
 }
 
 TEST(ListSkin, ChoosesFromTheEvaluationsSinceTheLastChoiceOnly) {
-    unsigned long long few = NarumiListSkin::FEWEST_EVALUATIONS - 1;
-    DeviceTotals early;
-    early.run((int) few, 1);  // a build at every evaluation, but too few of them to choose from
-    NarumiListSkin fresh;
-    EXPECT_EQ(fresh.atForcedRebuild(early.evaluations, early.builds), NarumiListSkin::NARROW);
-    early.run(1, 1);
-    EXPECT_EQ(fresh.atForcedRebuild(early.evaluations, early.builds), NarumiListSkin::WIDE);
+    NarumiListSkin skin;
+    DeviceTotals device;
+    // A build at every evaluation, but too few of them to choose from; one more, and the skin widens.
+    EXPECT_EQ(device.sortAfter(skin, (int) NarumiListSkin::FEWEST_EVALUATIONS - 1, 1), NarumiListSkin::NARROW);
+    EXPECT_EQ(device.sortAfter(skin, 1, 1), NarumiListSkin::WIDE);
     // Slow evaluations since that choice decide the next one, whatever came before.
-    early.run(40, 8);
-    EXPECT_EQ(fresh.atForcedRebuild(early.evaluations, early.builds), NarumiListSkin::NARROW);
+    EXPECT_EQ(device.sortAfter(skin, 40, 8), NarumiListSkin::NARROW);
 }
 
 TEST(ListSkin, FixedSkinNeverChanges) {
@@ -72,8 +69,7 @@ TEST(ListSkin, FixedSkinNeverChanges) {
         NarumiListSkin skin(fixed);
         EXPECT_FALSE(skin.isChosen());
         DeviceTotals device;
-        device.run(40, 1);
-        EXPECT_EQ(skin.atForcedRebuild(device.evaluations, device.builds), fixed);
+        EXPECT_EQ(device.sortAfter(skin, 40, 1), fixed);
         EXPECT_EQ(skin.current(), fixed);
     }
 }
