@@ -388,6 +388,15 @@ inline EnergyAndForces energyAndForces(OpenMM::Context& context, int groups = -1
     return {state.getPotentialEnergy(), state.getForces()};
 }
 
+/** Force components of two evaluations that differ in any bit. */
+inline int differingComponents(const EnergyAndForces& a, const EnergyAndForces& b) {
+    int differences = 0;
+    for (size_t i = 0; i < a.forces.size(); i++)
+        for (int c = 0; c < 3; c++)
+            differences += (a.forces[i][c] != b.forces[i][c]);
+    return differences;
+}
+
 /** Energy and forces of system at positions, from a fresh Context on the named platform. */
 inline EnergyAndForces evaluate(const OpenMM::System& system, const std::vector<OpenMM::Vec3>& positions, const std::string& platform) {
     OpenMM::VerletIntegrator integrator(0.001);

@@ -30,15 +30,6 @@ unique_ptr<Context> cudaContext(const System& system, Integrator& integrator, co
                                 map<string, string>{{"Precision", precision}, {"DeviceIndex", devices}});
 }
 
-/** Force components of two evaluations that differ in any bit. */
-int differingComponents(const EnergyAndForces& a, const EnergyAndForces& b) {
-    int differences = 0;
-    for (size_t i = 0; i < a.forces.size(); i++)
-        for (int c = 0; c < 3; c++)
-            differences += (a.forces[i][c] != b.forces[i][c]);
-    return differences;
-}
-
 /** A solvated molecule with 1-2, 1-3 and 1-4 exceptions in a truncated octahedron: every kind of pair and box. */
 TestSystem solvatedMoleculeInOctahedron() {
     const double d = 5.0;  // widths above twice the cutoff plus a block: the search keeps its atom filter

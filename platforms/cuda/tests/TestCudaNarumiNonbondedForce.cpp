@@ -191,11 +191,7 @@ TEST(CudaNarumiNonbondedForce, BlocksThatOutgrowTheirListSegmentsLoseNoPair) {
     // A lost tile moves the forces of 64 atoms by ~1-10 kJ/mol/nm: ~1e-3 relative RMS here, far above float rounding.
     EXPECT_LE(relativeRmsDifference(overflowed.forces, reference.forces), 1e-5) << "first evaluation (overflow path)";
     // The same pairs give the same integers whichever kernel computes them.
-    int differences = 0;
-    for (int i = 0; i < water.size(); i++)
-        for (int c = 0; c < 3; c++)
-            differences += overflowed.forces[i][c] != listed.forces[i][c];
-    EXPECT_EQ(differences, 0) << "forces of the overflow path and of the grown list";
+    EXPECT_EQ(differingComponents(overflowed, listed), 0) << "forces of the overflow path and of the grown list";
     EXPECT_EQ(overflowed.energy, listed.energy);
     // This NoCutoff energy is a small difference (-2.3e3 kJ/mol) of 3.4e7 float pair energies; their rounding alone
     // moves it by ~1e-4 relative (9.6e-5 measured on an H100), so it is held to 3e-4, not to the forces' 1e-5.
@@ -379,9 +375,7 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
             kept.setPositions(positions);
             rebuilt.setPositions(positions);
             EnergyAndForces fromKeptList = energyAndForces(kept), fromNewList = energyAndForces(rebuilt);
-            for (int i = 0; i < water.size(); i++)
-                for (int c = 0; c < 3; c++)
-                    differences += (fromKeptList.forces[i][c] != fromNewList.forces[i][c]);
+            differences += differingComponents(fromKeptList, fromNewList);
             EXPECT_EQ(fromKeptList.energy, fromNewList.energy) << "evaluation " << evaluation;
         }
         EXPECT_EQ(differences, 0);
@@ -412,9 +406,7 @@ TEST(CudaNarumiNonbondedForce, ChosenSkinKeepsTheBitsOfAFreshList) {
         contexts.profiled->setPositions(positions);
         contexts.switched->setPositions(positions);
         EnergyAndForces chosen = energyAndForces(*contexts.profiled), fresh = energyAndForces(*contexts.switched);
-        for (int i = 0; i < water.size(); i++)
-            for (int c = 0; c < 3; c++)
-                differences += (chosen.forces[i][c] != fresh.forces[i][c]);
+        differences += differingComponents(chosen, fresh);
         EXPECT_EQ(chosen.energy, fresh.energy) << "evaluation " << evaluation;
     }
     EXPECT_EQ(differences, 0);
@@ -532,11 +524,7 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
             string context = to_string(water.size()) + " atoms, NARUMI_SEARCH_WARPS=" + forced;
             EnergyAndForces byDefault = energyAndForces(*contexts.profiled), byForced = energyAndForces(*contexts.switched);
             EXPECT_EQ(byDefault.energy, byForced.energy) << context;
-            int differences = 0;
-            for (int i = 0; i < water.size(); i++)
-                for (int c = 0; c < 3; c++)
-                    differences += (byDefault.forces[i][c] != byForced.forces[i][c]);
-            EXPECT_EQ(differences, 0) << context;
+            EXPECT_EQ(differingComponents(byDefault, byForced), 0) << context;
             EXPECT_EQ(contexts.profiledCounter("search warps per block I"), chosen) << context;
         }
     }
@@ -566,11 +554,7 @@ TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
             string context = to_string(test->size()) + " atoms, NARUMI_SUMS_IN_DOUBLE='" + first + "' against 0";
             EnergyAndForces held = energyAndForces(*contexts.profiled), paired = energyAndForces(*contexts.switched);
             EXPECT_EQ(held.energy, paired.energy) << context;
-            int differences = 0;
-            for (int i = 0; i < test->size(); i++)
-                for (int c = 0; c < 3; c++)
-                    differences += (held.forces[i][c] != paired.forces[i][c]);
-            EXPECT_EQ(differences, 0) << context;
+            EXPECT_EQ(differingComponents(held, paired), 0) << context;
             double reported = contexts.profiledCounter("Narumi sums in doubles");
             if (first[0] != '\0')
                 EXPECT_EQ(reported, 1.0) << context;
