@@ -14,9 +14,10 @@ at 4 fs with hydrogen mass 1.5 amu ('4fs-hmr') and at 2 fs without ('2fs').  Sys
 Systems whose PDB is absent from --data-dir are skipped with a message.  Each start is minimized and relaxed for 1 ps
 at 1 fs with OpenMM's force.  For each system, timestep and precision the two forces run from the same positions and
 velocities, --repeats times in turn; a row gives the median ns/day of each and their ratio (> 1: Narumi faster),
-and the spread of the ratio over the repeats (with --list-skins or --settings, one row per setting of the plugin's
-measurement switches, each with its own ratio to the same OpenMM runs).  Then NarumiNonbondedForce runs --profile-steps steps with
-NARUMI_PROFILE_STAGES=1 and the stage times and neighbour-search counters of that run are printed under the table.
+and the spread of the ratio over the repeats (with --methods, --list-skins or --settings, one row per accumulation
+method or setting of the plugin's measurement switches, each with its own ratio to the same OpenMM runs).  Then
+NarumiNonbondedForce runs --profile-steps steps with NARUMI_PROFILE_STAGES=1 (with the first of --methods) and the
+stage times and neighbour-search counters of that run are printed under the table.
 """
 import argparse
 import contextlib
@@ -37,6 +38,10 @@ import openmm.unit as unit
 
 import openmmnarumi
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "studies", "accuracy"))
+from accuracylib import METHODS as STUDY_METHODS, set_accumulation  # noqa: E402  (the accumulation methods, named once)
+
+METHODS = list(STUDY_METHODS.values())
 TIMESTEPS = {"4fs-hmr": (4.0, 1.5), "2fs": (2.0, None)}  # femtoseconds, hydrogen mass (amu; None: unchanged)
 SYSTEMS = ["dhfr", "dodecahedron", "octahedron", "dhfr8", "water98k", "water395k"]
 
@@ -223,6 +228,9 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per run (default 3)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each force per row, in turn (default 1)")
     parser.add_argument("--profile-steps", type=int, default=200, help="steps of the profiled run (0: none)")
+    parser.add_argument("--methods", nargs="*", default=[], choices=METHODS,
+                        help="run NarumiNonbondedForce with each of these accumulation methods (default: its default, "
+                             "Narumi), before any --list-skins and --settings")
     parser.add_argument("--list-skins", nargs="*", type=float, default=[],
                         help="run NarumiNonbondedForce with each of these neighbour-list skins in nm (NARUMI_LIST_SKIN; "
                              "default: the plugin's own choice)")
@@ -240,9 +248,10 @@ def main():
     if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
     names = SYSTEMS if "all" in args.systems else args.systems
-    # Each Narumi run's switch (None: the plugin's defaults); several make a column of the table.
-    variants = [f"NARUMI_LIST_SKIN={skin:g}" for skin in args.list_skins] + [None if s == "default" else s for s in args.settings]
-    variants = variants or [None]
+    # Each Narumi run's (accumulation method, switch) (None: the defaults); several make a column of the table.
+    variants = ([(method, None) for method in args.methods] + [(None, f"NARUMI_LIST_SKIN={skin:g}") for skin in args.list_skins] +
+                [(None, None if s == "default" else s) for s in args.settings])
+    variants = variants or [(None, None)]
 
     rows, profiles = [], []
     for key in names:
@@ -255,30 +264,34 @@ def main():
         start, box = relaxed_start(topology, positions)
         for timestep in args.timesteps:
             step_fs, hydrogen_mass = TIMESTEPS[timestep]
-            systems = {"OpenMM": create_system(topology, hydrogen_mass), "Narumi": create_system(topology, hydrogen_mass)}
-            openmmnarumi.replaceNonbondedForces(systems["Narumi"])
+            systems = {"OpenMM": create_system(topology, hydrogen_mass)}
+            for method in {method for method, _ in variants}:
+                systems[method] = create_system(topology, hydrogen_mass)
+                openmmnarumi.replaceNonbondedForces(systems[method])
+                set_accumulation(systems[method], method)
             for precision in args.precisions:
-                labels = ["OpenMM"] + variants
-                speeds = [[] for _ in labels]
+                runs = [None] + variants  # None: OpenMM's force
+                speeds = [[] for _ in runs]
                 for repeat in range(args.repeats):
-                    for k, label in enumerate(labels):
+                    for k, variant in enumerate(runs):
                         force = "OpenMM" if k == 0 else "Narumi"
-                        with narumi_setting(None if k == 0 else label):
-                            context, integrator = make_context(systems[force], start, box, precision, step_fs, 2 + repeat)
+                        method, switch = variant or ("OpenMM", None)
+                        with narumi_setting(switch):
+                            context, integrator = make_context(systems[method], start, box, precision, step_fs, 2 + repeat)
                         speed, steps = ns_per_day(context, integrator, args.seconds)
                         speeds[k].append(speed)
-                        setting = "" if k == 0 or label is None else f" {label}"
+                        setting = "" if k == 0 or variant == (None, None) else f" {method or switch}"
                         print(f"{name:28s} {atoms:7d} atoms {timestep:8s} {precision:6s} {force:6s}{setting} {speed:9.1f} ns/day "
                               f"({steps} steps)", flush=True)
                         del context, integrator
-                for k, label in enumerate(variants, start=1):
+                for k, (method, switch) in enumerate(variants, start=1):
                     ratios = [n / o for n, o in zip(speeds[k], speeds[0])]
-                    rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision, "setting": label,
+                    rows.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": precision, "setting": method or switch,
                                  "openmm": statistics.median(speeds[0]), "narumi": statistics.median(speeds[k]),
                                  "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
                                  "openmm_runs": speeds[0], "narumi_runs": speeds[k]})
             if args.profile_steps:
-                stages, counters = profile_stages(systems["Narumi"], start, box, args.precisions[0], step_fs, args.profile_steps)
+                stages, counters = profile_stages(systems[variants[0][0]], start, box, args.precisions[0], step_fs, args.profile_steps)
                 profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
                                  "stages": stages, "search": counters})
 
@@ -287,7 +300,7 @@ def main():
              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
              "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    settings = variants != [None]
+    settings = variants != [(None, None)]
     if settings:
         lines[2] = lines[2].replace("| precision |", "| precision | setting |")
         lines[3] += " --- |"

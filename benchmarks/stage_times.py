@@ -20,13 +20,7 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from openmmnarumi import NarumiNonbondedForce
-from nonbonded_speed import create_system, dhfr, measurement_switches, water_box  # the benchmark's own systems, one definition
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "studies", "accuracy"))
-from accuracylib import METHODS as STUDY_METHODS  # noqa: E402  (the accumulation methods, named once)
-
-METHODS = list(STUDY_METHODS.values())
+from nonbonded_speed import METHODS, create_system, dhfr, measurement_switches, set_accumulation, water_box  # one definition each
 
 
 def main():
@@ -43,9 +37,7 @@ def main():
     for (name, topology, positions), method in itertools.product(systems, args.methods):
         system = create_system(topology)
         openmmnarumi.replaceNonbondedForces(system)
-        for force in system.getForces():
-            if NarumiNonbondedForce.isinstance(force):
-                NarumiNonbondedForce.cast(force).setAccumulationMethod(getattr(NarumiNonbondedForce, method))
+        set_accumulation(system, method)
         integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
         with measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
             context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})

@@ -138,15 +138,24 @@ def production(data_dir):
     return "DHFR water box, 1.0 nm cutoff, reaction field", positions, system
 
 
+def set_accumulation(system, method):
+    """Every NarumiNonbondedForce of `system` sums with `method`, a name of METHODS' values (None: the force's default)."""
+    if method is None:
+        return
+    for force in system.getForces():
+        if NarumiNonbondedForce.isinstance(force):
+            NarumiNonbondedForce.cast(force).setAccumulationMethod(getattr(NarumiNonbondedForce, method))
+
+
 def narumi_version(system, accumulation="Narumi"):
     """The same System with its NonbondedForce replaced by a NarumiNonbondedForce using `accumulation`
     ('Narumi', 'SingleFloat', 'DoubleFloat' or 'FixedPoint64'); NoCoulomb when every charge is zero."""
     out = copy.deepcopy(system)
     openmmnarumi.replaceNonbondedForces(out)
+    set_accumulation(out, accumulation)
     for force in out.getForces():
         if NarumiNonbondedForce.isinstance(force):
             force = NarumiNonbondedForce.cast(force)
-            force.setAccumulationMethod(getattr(NarumiNonbondedForce, accumulation))
             if all(force.getParticleParameters(i)[0].value_in_unit(unit.elementary_charge) == 0
                    for i in range(force.getNumParticles())):
                 force.setElectrostaticsMethod(NarumiNonbondedForce.NoCoulomb)

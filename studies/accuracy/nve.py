@@ -25,6 +25,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from accuracylib import set_accumulation  # the script's folder is on sys.path
 
 
 def build_system(data_dir, force, tolerance):
@@ -34,11 +35,7 @@ def build_system(data_dir, force, tolerance):
         constraints=app.HBonds, rigidWater=True)
     if force in ("narumi", "narumi-single"):
         openmmnarumi.replaceNonbondedForces(system)
-        for f in system.getForces():
-            if openmmnarumi.NarumiNonbondedForce.isinstance(f):
-                openmmnarumi.NarumiNonbondedForce.cast(f).setAccumulationMethod(
-                    openmmnarumi.NarumiNonbondedForce.Narumi if force == "narumi"
-                    else openmmnarumi.NarumiNonbondedForce.SingleFloat)
+        set_accumulation(system, "Narumi" if force == "narumi" else "SingleFloat")
     return pdb, system
 
 
