@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from openmmnarumi import hcp
+from reporting import gpu_names, write_report
 
 # Daga et al., Tables II and III (GTX 280): atoms, vertices, GPU exact (s), GPU HCP (s).
 PAPER = {
@@ -191,7 +192,7 @@ def markdown(rows, args):
         lines += ["", "GPU exact, atom-vertex pairs per second (T/s): " + ", ".join(rates)]
     lines += ["", f"Errors against the double-precision exact sum on up to {args.accuracy_points:,} random vertices "
               "per structure. 'n/a': not run (CPU exact above --cpu-exact-limit atom-vertex pairs, or no GPU)."]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main(argv=None):
@@ -207,28 +208,14 @@ def main(argv=None):
     parser.add_argument("--markdown", help="write the table here")
     parser.add_argument("--json", help="write all numbers here")
     args = parser.parse_args(argv)
-    args.device_name = "no CUDA device"
-    if hcp.cudaAvailable():
-        try:
-            import subprocess
-            args.device_name = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                                              capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            args.device_name = "a CUDA device"
+    args.device_name = (gpu_names() or "a CUDA device") if hcp.cudaAvailable() else "no CUDA device"
     dhfr = hcp.prepareMolecule(os.path.join(args.data_dir, "5dfr_minimized.pdb"))
     rows = []
     for name in args.sizes:
         start = time.perf_counter()
         rows.append(run(name, dhfr, args))
         print(f"{name}: {json.dumps(rows[-1])}  ({time.perf_counter() - start:.1f} s)", flush=True)
-    table = markdown(rows, args)
-    print(table)
-    if args.markdown:
-        with open(args.markdown, "w") as handle:
-            handle.write(table)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(rows, handle, indent=1)
+    write_report(markdown(rows, args), args.markdown, args.json, rows)
     return 0
 
 

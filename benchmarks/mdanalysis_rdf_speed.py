@@ -22,6 +22,7 @@ from MDAnalysis.analysis.base import AnalysisBase
 from MDAnalysis.analysis.results import ResultsGroup
 
 from openmmnarumi.mdanalysis import InterRDF
+from reporting import gpu_names, write_report
 
 
 def write_trajectory(workdir, frames, interval, edge_nm, platform="CUDA"):
@@ -201,24 +202,19 @@ def main():
             print(f"  MDAnalysis InterRDF with backend={backend!r}: ValueError: {error}", flush=True)
 
     import openmm
-    device = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or "no GPU"
+    device = gpu_names() or "no GPU"
     record = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), gpu=device,
                   cpu_cores=os.cpu_count(), openmm=openmm.__version__, mdanalysis=mda.__version__, atoms=atoms,
                   oxygens=len(oxygens), frames=args.frames, dcd_gb=size_gb, md_seconds=md_seconds, rows=rows,
                   mdanalysis_count_difference=difference, mdanalysis_count_total=total,
                   mdanalysis_parallel_refused=refused)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(record, f, indent=1)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(f"{record['date']}, {device}, {os.cpu_count()} CPU cores, OpenMM {openmm.__version__}, "
-                    f"MDAnalysis {mda.__version__}; {atoms} atoms ({len(oxygens)} oxygens), {args.frames} frames "
-                    f"({size_gb:.2f} GB DCD), O-O, range 0-12 A, 240 bins\n\n")
-            f.write("| tool | backend | workers | frames | seconds | frames/s |\n| --- | --- | --- | --- | --- | --- |\n")
-            for r in rows:
-                f.write(f"| {r['tool']} {r['note']} | {r['backend']} | {r['workers']} | {r['frames']} | "
-                        f"{r['seconds']:.2f} | {r['frames_per_second']:.1f} |\n")
+    lines = [f"{record['date']}, {device}, {os.cpu_count()} CPU cores, OpenMM {openmm.__version__}, "
+             f"MDAnalysis {mda.__version__}; {atoms} atoms ({len(oxygens)} oxygens), {args.frames} frames "
+             f"({size_gb:.2f} GB DCD), O-O, range 0-12 A, 240 bins", "",
+             "| tool | backend | workers | frames | seconds | frames/s |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['tool']} {r['note']} | {r['backend']} | {r['workers']} | {r['frames']} | {r['seconds']:.2f} | "
+              f"{r['frames_per_second']:.1f} |" for r in rows]
+    write_report(lines, args.markdown, args.json, record)
     os.remove(dcd)
 
 

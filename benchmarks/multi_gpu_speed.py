@@ -36,6 +36,7 @@ import openmm.unit as unit
 
 import openmmnarumi
 import nonbonded_speed as md
+from reporting import gpu_names, write_report
 
 DEFAULT_SYSTEMS = ["dhfr", "dhfr8", "water395k"]
 
@@ -223,7 +224,7 @@ def markdown_table(header, rows):
 
 
 def tables(args, results):
-    gpu = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip().replace("\n", ", ")
+    gpu = gpu_names()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"`python3 benchmarks/multi_gpu_speed.py {' '.join(sys.argv[1:])}` on {gpu or 'unknown GPUs'}, "
              f"OpenMM {openmm.__version__}, {when}:", ""]
@@ -311,8 +312,8 @@ def main():
         map_part(args, results["map"])
 
     gpu, lines = tables(args, results)
-    md.write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv,
-                                                      "results": results})
+    write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv,
+                                                   "results": results}, append=True)
 
 
 if __name__ == "__main__":

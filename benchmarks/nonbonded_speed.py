@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import datetime
 import gc
-import json
 import os
 import random
 import re
@@ -37,6 +36,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from reporting import gpu_names, write_report
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "studies", "accuracy"))
 from accuracylib import METHODS as STUDY_METHODS, set_accumulation  # noqa: E402  (the accumulation methods, named once)
@@ -295,7 +295,7 @@ def main():
                 profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
                                  "stages": stages, "search": counters})
 
-    gpu = os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or "unknown GPU"
+    gpu = gpu_names() or "unknown GPU"
     lines = [f"`python3 benchmarks/nonbonded_speed.py {' '.join(sys.argv[1:])}` on {gpu}, OpenMM {openmm.__version__}, "
              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
              "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
@@ -321,18 +321,7 @@ def main():
                         "blocks", "search warps", "sums in doubles", "skin (nm)"):
             lines.append(f"| search: {counter} | " + " | ".join(f"{p['search'].get(counter, float('nan')):g}" for p in profiles) + " |")
     write_report(lines, args.markdown, args.json, {"gpu": gpu, "openmm": openmm.__version__, "command": sys.argv, "rows": rows,
-                                                   "profiles": profiles})
-
-
-def write_report(lines, markdown, json_path, measurements):
-    """Prints the tables, appends them to the markdown file and writes the measurements as JSON (each where given)."""
-    print("\n".join(lines))
-    if markdown:
-        with open(markdown, "a") as out:
-            out.write("\n".join(lines) + "\n\n")
-    if json_path:
-        with open(json_path, "w") as out:
-            json.dump(measurements, out, indent=1)
+                                                   "profiles": profiles}, append=True)
 
 
 if __name__ == "__main__":

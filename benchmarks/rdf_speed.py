@@ -19,7 +19,6 @@ N1*N2 metric counts them twice), N1*N2 for disjoint ones.  Times are end to end 
 histogram, synchronize), medians of repeated frames after a warm-up frame.
 """
 import argparse
-import json
 import math
 import os
 import platform
@@ -30,6 +29,7 @@ import time
 import numpy as np
 
 from openmmnarumi.rdf import RDFEngine, RDFReporter, createSampler, cudaAvailable, samplerResult
+from reporting import gpu_names, write_report
 
 PAPER_RATE = 38.47e9  # pairs/s, Levine et al. 2011, four GTX 480 (N1*N2 counting)
 R_MAX = 1.2
@@ -390,7 +390,7 @@ def markdown(rows, device):
             lines.append("")
             lines.append(f"RDFReporter one-time set-up at the first report: {r['setup_seconds']:.2f} s, not included. "
                          f"RDFSampler: {r['sampler_frames']} frames, first O-O peak at {r['sampler_first_peak_nm']:.3f} nm.")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main():
@@ -416,12 +416,7 @@ def main():
     use_cuda = cudaAvailable() and not args.cpu_only
     device = "no CUDA device" if not args.cpu_only else "not used (--cpu-only)"
     if use_cuda:
-        try:
-            import subprocess
-            device = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                                    text=True).stdout.strip() or "CUDA device"
-        except OSError:
-            device = "CUDA device"
+        device = gpu_names() or "CUDA device"
     print(f"device: {device}; host: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores",
           flush=True)
     template = None if args.overhead_only else water_template()
@@ -436,14 +431,7 @@ def main():
     if use_cuda and not args.skip_overhead:
         print("RDF sampling overhead (RDFReporter and the in-context RDFSampler):", flush=True)
         overhead_rows(rows)
-    text = markdown(rows, device)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as out:
-            out.write(text)
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(rows, out, indent=1)
+    write_report(markdown(rows, device), args.markdown, args.json, rows)
 
 
 if __name__ == "__main__":

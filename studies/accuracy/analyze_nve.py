@@ -16,8 +16,12 @@ import argparse
 import glob
 import json
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
+from reporting import write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
 
 KT300 = 0.00831446261815324 * 300.0
 NAMES = {"narumi": "NarumiNonbondedForce, Narumi (F)", "narumi-single": "NarumiNonbondedForce, SingleFloat (A)",
@@ -107,13 +111,7 @@ def main():
                             seeds=[r["seed"] for r in g], ns_per_day=[r.get("ns_per_day") for r in g],
                             fluctuations=[r.get("fluctuation") for r in g]))
     lines += [""] + compare(groups)
-    print("\n".join(lines))
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary, f, indent=1)
+    write_report(lines, args.markdown, args.json, summary)
     if args.png and runs:
         import matplotlib
         matplotlib.use("Agg")

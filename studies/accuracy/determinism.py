@@ -17,6 +17,8 @@ import openmm.unit as unit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nve import build_system  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
+from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
 
 VARIANTS = [("narumi", "single"), ("narumi", "mixed"), ("narumi", "double"), ("narumi-single", "mixed"),
             ("openmm", "single"), ("openmm", "mixed"), ("openmm", "double")]
@@ -67,18 +69,13 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
     meta = dict(command="python3 studies/accuracy/determinism.py " + " ".join(sys.argv[1:]),
-                date=datetime.date.today().isoformat(), platform=args.platform,
-                gpu=os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or None)
-    with open(args.json, "w") as f:
-        json.dump(dict(meta=meta, results=rows), f, indent=1)
+                date=datetime.date.today().isoformat(), platform=args.platform, gpu=gpu_names() or None)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, {meta['date']}", "",
              "| force | precision | steps | positions bitwise identical | forces identical | energy identical | "
              "max position difference (nm) | atoms differing |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += [f"| {r['force']} | {r['precision']} | {r['steps']} | {r['positions_identical']} | {r['forces_identical']} | "
               f"{r['energy_identical']} | {r['max_position_diff_nm']:.2e} | {r['atoms_differing']} |" for r in rows]
-    with open(args.markdown, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(lines, args.markdown, args.json, dict(meta=meta, results=rows))
 
 
 if __name__ == "__main__":

@@ -14,13 +14,14 @@ Writes a JSON file and a Markdown table.  --platform CPU runs the pipeline witho
 """
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import accuracylib as L  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
+from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
 
 
 def oracle(key, system, positions):
@@ -94,10 +95,7 @@ def main():
 
     meta = dict(command="python3 studies/accuracy/force_accuracy.py " + " ".join(sys.argv[1:]),
                 date=datetime.date.today().isoformat(), platform=args.platform,
-                gpu=os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or None,
-                openmm=L.openmm.__version__)
-    with open(args.json, "w") as f:
-        json.dump(dict(meta=meta, results=results), f, indent=1)
+                gpu=gpu_names() or None, openmm=L.openmm.__version__)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, OpenMM {meta['openmm']}, {meta['date']}", ""]
     for key in dict.fromkeys(r["system"] for r in results):
         lines += [f"**{key}** ({next(r['atoms'] for r in results if r['system'] == key)} atoms)", "",
@@ -108,9 +106,7 @@ def main():
                 e = "" if r["energy_rel"] is None else f"{r['energy_rel']:.1e}"
                 lines.append(f"| {r['what']} | {r['mode']} | {r['precision']} | {r['error']:.2e} | {r['offset']:.2e} | {e} |")
         lines.append("")
-    with open(args.markdown, "w") as f:
-        f.write("\n".join(lines))
-    print("\n".join(lines))
+    write_report(lines, args.markdown, args.json, dict(meta=meta, results=results))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ table gives the median rate and the spread (min-max) of the rounds, and the rati
 """
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
@@ -26,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
 import accuracylib as L  # noqa: E402
 from nonbonded_speed import measurement_switches  # noqa: E402  (the benchmarks' one setter of the plugin's switches)
+from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
 
 
 # F is the paper's float + int32 pair; the CUDA platform holds Narumi's sums in doubles where doubles add at half the
@@ -137,18 +137,13 @@ def main():
         del keep, items
 
     meta = dict(command="python3 studies/accuracy/speed.py " + " ".join(sys.argv[1:]), date=datetime.date.today().isoformat(),
-                gpu=os.popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null").read().strip() or None,
-                platform=args.platform, precision=args.precision, openmm=openmm.__version__)
-    with open(args.json, "w") as f:
-        json.dump(dict(meta=meta, results=results), f, indent=1)
+                gpu=gpu_names() or None, platform=args.platform, precision=args.precision, openmm=openmm.__version__)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, {args.precision} precision, OpenMM "
              f"{meta['openmm']}, {meta['date']} (median of {args.rounds} interleaved rounds, min-max in brackets)", "",
              "| case | atoms | variant | rate | ratio to A |", "| --- | --- | --- | --- | --- |"]
     lines += [f"| {r['system']} | {r['atoms']} | {r['variant']} | {r['median']:.4g} ({r['min']:.4g}-{r['max']:.4g}) "
               f"{r['unit']} | {r['ratio_to_A']:.3f} |" for r in results]
-    with open(args.markdown, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(lines, args.markdown, args.json, dict(meta=meta, results=results))
 
 
 if __name__ == "__main__":
