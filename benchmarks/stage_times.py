@@ -14,7 +14,6 @@ import argparse
 import gc
 import itertools
 import os
-import sys
 
 import openmm
 import openmm.unit as unit
