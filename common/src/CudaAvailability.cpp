@@ -5,6 +5,7 @@
 #include <stdexcept>
 #if NARUMI_HAVE_CUDA
 #include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/CudaKernelImage.h"
 #include <cuda_runtime_api.h>
 #endif
 
@@ -23,13 +24,14 @@ int cudaDeviceCount() {
 #endif
 }
 
-int selectCudaDevice(int device) {
+int selectCudaDevice(int device, const std::string& requester) {
     int count = cudaDeviceCount();  // 0 in a build without CUDA: nothing below the check runs there
     if (device < 0 || device >= count)
         throw std::invalid_argument("cudaDevice = " + std::to_string(device) + " does not exist (" +
                                     std::to_string(count) + " CUDA devices)");
 #if NARUMI_HAVE_CUDA
     checkCuda(cudaSetDevice(device), "cudaSetDevice");
+    requireKernelImage(device, requester);
 #endif
     return device;
 }

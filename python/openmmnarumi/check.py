@@ -1,8 +1,9 @@
 """python -m openmmnarumi --check (narumi-check): what this installation can run, and why not.
 
 Prints the versions of openmm-narumi and OpenMM (and whether OpenMM is the one the plugin was built against), how the
-plugin was built, which OpenMM platforms exist, which of the plugin's kernels loaded, whether a CUDA Context with
-NarumiNonbondedForce can be created on this machine, and the analysis engines' GPU backends.  Exit status 0 when
+plugin was built, which OpenMM platforms exist, which of the plugin's kernels loaded, each GPU (its name, compute
+capability, the code of this build it runs and the settings NarumiNonbondedForce chooses for it), whether a CUDA
+Context with NarumiNonbondedForce can be created on this machine, and the analysis engines' GPU backends.  Exit status 0 when
 everything this machine can run works (no GPU is not an error), 1 when something installed is broken, and 1 under
 --require-cuda unless NarumiNonbondedForce runs on CUDA.
 """
@@ -34,6 +35,27 @@ def _cudaContext():
         return True, platform.getPropertyValue(context, "DeviceName")
     except Exception as error:
         return False, str(error).strip().splitlines()[0]
+
+
+def _gpuLines():
+    """One line per CUDA device from the plugin's CUDA library: name, compute capability, which code of this build it
+    runs (SASS or PTX) or why none, and the settings NarumiNonbondedForce chooses for it.  ([], True) without the
+    library; the second value is False when a GPU cannot run this build."""
+    import ctypes
+    from . import _plugins
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _plugins.LIBRARIES["CUDA"])
+    try:
+        library = ctypes.CDLL(path)
+    except OSError:
+        return [], True
+    library.openmmNarumiDescribeCudaDevice.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lines, allServed = [], True
+    for device in range(library.openmmNarumiCudaDeviceCount()):
+        text = ctypes.create_string_buffer(2048)
+        if library.openmmNarumiDescribeCudaDevice(device, text, len(text)) != 0:
+            allServed = False
+        lines.append(f"GPU {device}: {text.value.decode(errors='replace')}")
+    return lines, allServed
 
 
 def report():
@@ -75,6 +97,10 @@ def report():
             lines.append(f"NarumiNonbondedForce kernels, {names}: loaded")
         else:
             lines.append(f"NarumiNonbondedForce kernels, {platform}: not built")
+    gpuLines, allServed = _gpuLines()
+    lines += gpuLines
+    if not allServed:
+        status = 1
     cudaWorks = False
     if "CUDA" in platforms and not any(f.startswith(_plugins.LIBRARIES["CUDA"]) for f in pluginLoadFailures):
         cudaWorks, detail = _cudaContext()

@@ -44,6 +44,29 @@ def test_check_reports_versions_platforms_and_kernels():
         assert cuda.returncode == 1 and "does not run on CUDA here" in cuda.stderr
 
 
+def test_check_describes_every_gpu_with_the_code_it_runs_and_its_settings():
+    """Each GPU nvidia-smi lists (the oracle for names and compute capabilities) has one line in --check's report, with
+    the code of this build it runs and the settings NarumiNonbondedForce chooses for it."""
+    import shutil
+    smi = shutil.which("nvidia-smi")
+    listed = run([smi, "--query-gpu=name,compute_cap", "--format=csv,noheader"]) if smi else None
+    if listed is None or listed.returncode != 0 or not listed.stdout.strip():
+        pytest.skip("no NVIDIA GPU on this machine")
+    if not os.path.exists(os.path.join(os.path.dirname(openmmnarumi.__file__), _plugins.LIBRARIES["CUDA"])):
+        pytest.skip("this build has no CUDA kernels")
+    expected = sorted(tuple(part.strip() for part in line.rsplit(",", 1)) for line in listed.stdout.strip().splitlines())
+    out = run([sys.executable, "-m", "openmmnarumi", "--check"]).stdout
+    described = [line for line in out.splitlines() if line.startswith("GPU ")]
+    assert len(described) == len(expected), out
+    found = []
+    for line in described:
+        name, rest = line.split(": ", 1)[1].split(", compute capability ", 1)
+        found.append((name, rest.split(",", 1)[0]))
+        assert "kernels: SASS sm_" in line or "kernels: PTX compute_" in line, line
+        assert "settings: double-rate class" in line or "settings: float-rate class" in line, line
+    assert sorted(found) == expected, out
+
+
 def test_a_mismatched_openmm_is_a_clear_import_error():
     code = ("import openmm; openmm.__version__ = '8.5.0'\n"
             "try:\n    import openmmnarumi\nexcept ImportError as error:\n    print(error)\n")

@@ -63,6 +63,53 @@ def test_the_wheel_holds_the_cuda_kernels_when_nvcc_was_there(venv):
     assert info.split()[0] == "8.6.1"
 
 
+#: The GPU generations OpenMM 8.6's CUDA 13 platform runs on (Turing to Blackwell), each of which the wheel must
+#: carry machine code (SASS) for, and the PTX of the newest, which the driver compiles for GPUs newer than all of them.
+EXPECTED_SASS = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"}
+EXPECTED_PTX = {"sm_120"}   # cuobjdump names compute_120's PTX "<object>.sm_120.ptx"
+
+
+def cuobjdump():
+    """cuobjdump from PATH or from the nvidia-cuda-cuobjdump wheel (requirements-build.txt), or None."""
+    import importlib.util
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        candidate = os.path.join(root, "cu13", "bin", "cuobjdump")
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def test_the_cuda_libraries_carry_sass_for_every_gpu_generation_and_ptx(venv, tmp_path):
+    import re
+    import zipfile
+    _, _, wheel = venv
+    if not (shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc")):
+        pytest.skip("built without nvcc: the wheel has no GPU code")
+    tool = cuobjdump()
+    assert tool, "cuobjdump not found: pip install -r requirements-build.txt (nvidia-cuda-cuobjdump)"
+    archive = zipfile.ZipFile(wheel)
+    libraries = [name for name in archive.namelist()
+                 if re.search(r"openmmnarumi/(libOpenMMNarumiCUDA\.so|_rdf\..*\.so|_potentialmap\..*\.so|_hcp\..*\.so)$", name)]
+    assert len(libraries) == 4, libraries
+    for name in libraries:
+        path = archive.extract(name, tmp_path)
+        listing = {}
+        for kind, suffix in (("elf", "cubin"), ("ptx", "ptx")):
+            out = subprocess.run([tool, f"--list-{kind}", path], capture_output=True, text=True).stdout
+            # "ELF file    3: computeTiles.sm_89.cubin": the architectures of each compiled source file.
+            for source, architecture in re.findall(rf":\s*(\S+?)\.(sm_\d+)\.{suffix}$", out, re.MULTILINE):
+                listing.setdefault((kind, source), set()).add(architecture)
+        sources = {source for _, source in listing}
+        assert sources, f"{name}: no GPU code"
+        for source in sources:
+            assert listing.get(("elf", source)) == EXPECTED_SASS, f"{name}, {source}: SASS {listing.get(('elf', source))}"
+            assert listing.get(("ptx", source)) == EXPECTED_PTX, f"{name}, {source}: PTX {listing.get(('ptx', source))}"
+
+
 def test_the_installed_wheel_simulates_on_the_cpu(venv, tmp_path):
     python, _, _ = venv
     script = '''

@@ -194,7 +194,7 @@ struct DeviceLevel {
 
 class CudaBackend : public SurfacePotentialBackend {
 public:
-    explicit CudaBackend(int device) : device_(Common::selectCudaDevice(device)) {
+    explicit CudaBackend(int device) : device_(Common::selectCudaDevice(device, "the HCP surface potential")) {
         checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_), "cudaDeviceGetAttribute");
         checkCuda(cudaDeviceGetAttribute(&sharedPerBlock_, cudaDevAttrMaxSharedMemoryPerBlock, device_), "cudaDeviceGetAttribute");
     }

@@ -60,7 +60,7 @@ class CudaBackend : public MapBackend {
 public:
     CudaBackend(const Lattice& lattice, const std::vector<double>& charges, const Options& options)
         : lattice(lattice), charges(charges), options(options) {
-        Common::selectCudaDevice(options.cudaDevice);
+        Common::selectCudaDevice(options.cudaDevice, "the potential map");
         softwareRsqrt = options.directSoftwareRsqrt >= 0 ? options.directSoftwareRsqrt : defaultSoftwareRsqrt(options.accumulation);
         const size_t numAtoms = charges.size();
         deviceCharges.upload(charges);

@@ -148,7 +148,7 @@ void addMsmLongRangeOnDevice(const Lattice& map, const double* positions, const 
 
 void addMsmLongRangeCuda(const Lattice& map, const double* positions, const std::vector<double>& charges, double spacing,
                          double cutoff, int order, int cudaDevice, double* values) {
-    Common::selectCudaDevice(cudaDevice);
+    Common::selectCudaDevice(cudaDevice, "the potential map");
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
     const std::vector<MsmLevel> levels = msmOpenLevels(map, positions, charges.size(), spacing, order);
     checkMsmDeviceMemory(levels, numMapPoints, charges.size());
@@ -201,7 +201,7 @@ void addMsmLongRangePeriodicOnDevice(const Lattice& map, const double* positions
 
 void addMsmLongRangePeriodicCuda(const Lattice& map, const double* positions, const std::vector<double>& charges,
                                  const PeriodicBox& box, double spacing, double cutoff, int order, int cudaDevice, double* values) {
-    Common::selectCudaDevice(cudaDevice);
+    Common::selectCudaDevice(cudaDevice, "the potential map");
     const size_t numMapPoints = (size_t) map.dims[0] * map.dims[1] * map.dims[2];
     const MsmPeriodicPlan plan = msmPeriodicPlan(box, spacing, cutoff, order, 0);
     checkMsmDeviceMemory(plan, spacing, numMapPoints, charges.size());

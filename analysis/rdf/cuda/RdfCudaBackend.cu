@@ -41,7 +41,8 @@ void gatherSelected(const Real* positions, const std::vector<int>& selection, Re
 
 class CudaBackend : public PairHistogramBackend {
 public:
-    explicit CudaBackend(const RdfProblem& problem) : problem_(problem), device_(Common::selectCudaDevice(problem.settings.cudaDevice)) {
+    explicit CudaBackend(const RdfProblem& problem)
+        : problem_(problem), device_(Common::selectCudaDevice(problem.settings.cudaDevice, "the RDF engine")) {
         int numSMs = 1;
         checkCuda(cudaDeviceGetAttribute(&numSMs, cudaDevAttrMultiProcessorCount, device_), "multiprocessor count");
         for (FrameSlot& slot : slots_) {

@@ -28,9 +28,10 @@ int cudaDeviceCount();
 
 /**
  * Makes `device` the calling thread's current device and returns it: std::invalid_argument naming it unless it is one
- * of the cudaDeviceCount() devices, std::runtime_error if setting it fails.
+ * of the cudaDeviceCount() devices, std::runtime_error if setting it fails or if it cannot run this build's kernels
+ * (requireKernelImage, naming `requester`: "the RDF engine").
  */
-int selectCudaDevice(int device);
+int selectCudaDevice(int device, const std::string& requester);
 
 /**
  * An engine's device settings, checked and made canonical: std::invalid_argument naming a negative entry of

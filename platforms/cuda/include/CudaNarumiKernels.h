@@ -3,6 +3,7 @@
 
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/StageTimer.h"
+#include "NarumiDeviceSettings.h"
 #include "NarumiKernels.h"
 #include "NarumiListSkin.h"
 #include "NarumiNonbondedLaunch.h"
@@ -100,6 +101,11 @@ private:
     void applyListSkin(double skin);
     /** NARUMI_SEARCH_WARPS, for measurements: 4 or 8 warps per thread block of the neighbour search; unset, 0 (by size). */
     static int searchWarpsFromEnvironment();
+    /**
+     * The properties the settings are chosen from: the GPU's own, or with NARUMI_DEVICE_CLASS (double-rate or
+     * float-rate; for tests and measurements) those of that class of GPU with this one's size.
+     */
+    static NarumiDeviceProperties devicePropertiesFor(int device);
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
@@ -142,6 +148,7 @@ private:
     std::shared_ptr<bool> resortRequested = std::make_shared<bool>(false);  // set when OpenMM reorders atoms or the parameters change
     bool rebuildRequested = false;          // the list's segments moved, or the box changed: rebuild it next time
     OpenMM::Vec3 lastBoxVectors[3];
+    NarumiDeviceSettings deviceSettings;   // the speed settings chosen for this GPU at initialization
     NarumiListSkin listSkin;               // the neighbour list's skin, chosen from how often the list is rebuilt
     NarumiSearchMonitor searchMonitor;     // the search's running totals last read, and whether to warn
     unsigned long long evaluationsLaunched = 0;  // numbered as the status words count them: the list's ranges start there

@@ -193,6 +193,8 @@ struct NarumiNonbondedData {
     // The neighbour search's warps per thread block: 4 or 8 (NARUMI_SEARCH_WARPS, for measurements); 0: by the list's
     // size (findNeighbors.cu).
     int searchWarps;
+    // With searchWarps 0: 4 warps once the listed blocks fill this many full waves of the search (NarumiDeviceSettings).
+    int fewSearchWarpsFromWaves;
     // Narumi's float-pair sums held in doubles (NarumiGridInDoubleAccumulator, the same bits): on GPUs whose double
     // adds run at half the float rate, or as NARUMI_SUMS_IN_DOUBLE says, for measurements.
     int narumiSumsInDouble;

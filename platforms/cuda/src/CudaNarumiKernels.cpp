@@ -1,5 +1,7 @@
 #include "CudaNarumiKernels.h"
 #include "NarumiCommon/CudaError.h"
+#include "NarumiCommon/CudaKernelImage.h"
+#include "NarumiDeviceQuery.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/common/ComputeForceInfo.h"
@@ -167,6 +169,13 @@ double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
 
 void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
     ContextSelector selector(cu);
+    try {
+        Common::requireKernelImage(cu.getDeviceIndex(), "NarumiNonbondedForce (CUDA)");
+        deviceSettings = chooseNarumiDeviceSettings(devicePropertiesFor(cu.getDeviceIndex()));
+    }
+    catch (const std::runtime_error& error) {
+        throw OpenMMException(error.what());
+    }
     int numAtoms = system.getNumParticles();
     if (numAtoms >= (1 << NARUMI_LIST_SLOT_BITS))
         throw OpenMMException("NarumiNonbondedForce (CUDA): " + to_string(numAtoms) + " particles; the CUDA platform takes at most " +
@@ -212,16 +221,14 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
                     method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
     // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
     // buffer, as OpenMM and GROMACS keep theirs), the skin chosen from how often that happens (NarumiListSkin).
-    listSkin = NarumiListSkin(listSkinFromEnvironment());
+    // The speed settings chosen for this GPU (NarumiDeviceSettings), each of which a measurement switch may override.
+    double fixedSkin = listSkinFromEnvironment();
+    listSkin = NarumiListSkin(fixedSkin < 0 && !deviceSettings.listSkinChosen ? NarumiListSkin::NARROW : fixedSkin);
     applyListSkin(listSkin.current());
-    data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", true) ? 1 : 0;
+    data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", deviceSettings.tileChunks) ? 1 : 0;
     data.searchWarps = searchWarpsFromEnvironment();
-    // Narumi's sums held in doubles give the same bits in fewer instructions where double adds run at half the
-    // float rate (data centre GPUs: P100, V100, A100, H100); elsewhere (1/32 or 1/64) the float + int32 pair.
-    int floatToDoubleRatio = 0;
-    checkDriver(cuDeviceGetAttribute(&floatToDoubleRatio, CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, cu.getDevice()),
-                "querying the device's double-precision rate");
-    data.narumiSumsInDouble = switchFromEnvironment("NARUMI_SUMS_IN_DOUBLE", floatToDoubleRatio > 0 && floatToDoubleRatio <= 2) ? 1 : 0;
+    data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
+    data.narumiSumsInDouble = switchFromEnvironment("NARUMI_SUMS_IN_DOUBLE", deviceSettings.narumiSumsInDouble) ? 1 : 0;
     // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
     data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
 
@@ -571,6 +578,17 @@ double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
     return value;
 }
 
+NarumiDeviceProperties CudaCalcNarumiNonbondedForceKernel::devicePropertiesFor(int device) {
+    // NARUMI_DEVICE_CLASS, for tests and measurements: this GPU taken as one of the other class, for the settings only.
+    string emulated = choiceFromEnvironment("NARUMI_DEVICE_CLASS", deviceClassName(NarumiDeviceClass::DoubleRate),
+                                            deviceClassName(NarumiDeviceClass::FloatRate));
+    NarumiDeviceProperties gpu = queryNarumiDeviceProperties(device);
+    if (emulated.empty())
+        return gpu;
+    return emulatedAs(gpu, emulated == deviceClassName(NarumiDeviceClass::DoubleRate) ? NarumiDeviceClass::DoubleRate
+                                                                                       : NarumiDeviceClass::FloatRate);
+}
+
 int CudaCalcNarumiNonbondedForceKernel::searchWarpsFromEnvironment() {
     string choice = choiceFromEnvironment("NARUMI_SEARCH_WARPS", "4", "8");
     return choice.empty() ? 0 : stoi(choice);
@@ -589,10 +607,10 @@ void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     }
     fprintf(stderr, "NarumiNonbondedForce search, %llu evaluations (per evaluation): tiles %.1f, list builds %.3f, overflow "
             "blocks %.3f, unfiltered blocks %.3f, untested block pairs %.3f, tiles in chunks %.3f; %d blocks, skin %g nm, search "
-            "warps per block I %d, Narumi sums in doubles %d\n",
+            "warps per block I %d, Narumi sums in doubles %d, float-rate settings %d\n",
             w.evaluations, w.listedTiles / evaluations, w.listBuilds / evaluations, w.overflowBlocks / evaluations,
             w.unfilteredBlocks / evaluations, w.untestedBlockPairs / evaluations, w.chunkedEvaluations / evaluations, data.numBlocks,
-            listSkin.current(), searchWarps, data.narumiSumsInDouble);
+            listSkin.current(), searchWarps, data.narumiSumsInDouble, deviceSettings.deviceClass == NarumiDeviceClass::FloatRate ? 1 : 0);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

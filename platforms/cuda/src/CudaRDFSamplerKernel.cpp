@@ -1,4 +1,5 @@
 #include "CudaRDFSamplerKernel.h"
+#include "NarumiCommon/CudaKernelImage.h"
 #include "NarumiCommon/ShareBalance.h"
 #include "RDFSamplerProblem.h"
 #include "RdfCudaHistogram.h"
@@ -52,6 +53,7 @@ void CudaCalcRDFSamplerKernel::initialize(const System& system, const RDFSampler
     int numMultiprocessors = 1;
     cuDeviceGetAttribute(&numMultiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu.getDevice());
     asSamplerError([&] {
+        Common::requireKernelImage(cu.getDeviceIndex(), "");  // asSamplerError names the sampler
         histogram = make_unique<OpenMMNarumi::Rdf::CudaPairHistogram>(problem, numMultiprocessors, true,
                                                                       (cudaStream_t) cu.getCurrentStream());
         shareStarted = make_unique<Common::CudaEvent>(true);

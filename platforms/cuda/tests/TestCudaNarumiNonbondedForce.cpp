@@ -337,11 +337,14 @@ struct ProfiledAndSwitchedContexts {
         switched = make_unique<Context>(system, switchedIntegrator, Platform::getPlatformByName("CUDA"));
         unsetenv(variable);
     }
-    /** Deletes the profiled Context; the per-evaluation value of the named counter of its report (NaN if missing). */
+    string report;  // the profiled Context's stage report, once it is deleted
+    /** Deletes the profiled Context (at the first call); the per-evaluation value of the named counter of its report (NaN if missing). */
     double profiledCounter(const string& name) {
-        ::testing::internal::CaptureStderr();
-        profiled.reset();
-        string report = ::testing::internal::GetCapturedStderr();
+        if (profiled != nullptr) {
+            ::testing::internal::CaptureStderr();
+            profiled.reset();
+            report = ::testing::internal::GetCapturedStderr();
+        }
         size_t at = report.find(name + " ");
         EXPECT_NE(at, string::npos) << report;
         return at == string::npos ? nan("") : atof(report.c_str() + at + name.size() + 1);
@@ -564,8 +567,42 @@ TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
 }
 
 /**
+ * The settings chosen for a GPU whose doubles add at 1/64 of the float rate (GeForce, RTX, L40S: NARUMI_DEVICE_CLASS=
+ * float-rate takes this GPU as one) only change speed: energy and forces must be the bits of the data-centre
+ * settings (double-rate), on a solvated molecule with switched Lennard-Jones and on a 20,000-atom water box, and the
+ * default Context must give them too.  The stage report must say which settings each Context took.
+ */
+TEST(CudaNarumiNonbondedForce, FloatRateDeviceSettingsGiveTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem molecule = solvatedMolecule(cubicBox(4.0), Vec3(2.0, 2.0, 2.0), 10);
+    TestSystem water = waterBoxOfAtoms(20000, 97);
+    vector<pair<const TestSystem*, shared_ptr<System>>> cases = {
+        {&molecule, shared_ptr<System>(makeSystem(molecule, {makeNarumiForce(molecule, periodicSettings(1.0, 0.9))}))},
+        {&water, shared_ptr<System>(periodicSystemWith(water, Narumi::Narumi))}};
+    for (auto& [test, system] : cases)
+        for (const char* first : {"", "float-rate"}) {
+            if (first[0] != '\0')
+                setenv("NARUMI_DEVICE_CLASS", first, 1);
+            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_DEVICE_CLASS", "double-rate");
+            contexts.profiled->setPositions(test->positions);
+            contexts.switched->setPositions(test->positions);
+            string context = to_string(test->size()) + " atoms, NARUMI_DEVICE_CLASS='" + first + "' against double-rate";
+            EnergyAndForces chosen = energyAndForces(*contexts.profiled), dataCentre = energyAndForces(*contexts.switched);
+            EXPECT_EQ(chosen.energy, dataCentre.energy) << context;
+            EXPECT_EQ(differingComponents(chosen, dataCentre), 0) << context;
+            double floatRate = contexts.profiledCounter("float-rate settings");
+            if (first[0] != '\0') {
+                EXPECT_EQ(floatRate, 1.0) << context;
+                EXPECT_EQ(contexts.profiledCounter("Narumi sums in doubles"), 0.0) << context;
+            }
+            else
+                EXPECT_EQ(floatRate == 0.0, contexts.profiledCounter("Narumi sums in doubles") == 1.0) << context;
+        }
+}
+
+/**
  * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SEARCH_WARPS, NARUMI_EXCLUSION_STREAM,
- * NARUMI_PROFILE_STAGES, NARUMI_SUMS_IN_DOUBLE) is an error naming it, when the Context is made.
+ * NARUMI_PROFILE_STAGES, NARUMI_SUMS_IN_DOUBLE, NARUMI_DEVICE_CLASS) is an error naming it, when the Context is made.
  */
 TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
     SKIP_WITHOUT_CUDA();
@@ -576,6 +613,7 @@ TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
                                                                {"NARUMI_SEARCH_WARPS", {"0", "6", "four", "44"}},
                                                                {"NARUMI_EXCLUSION_STREAM", {"off", "no"}},
                                                                {"NARUMI_SUMS_IN_DOUBLE", {"yes", "2"}},
+                                                               {"NARUMI_DEVICE_CLASS", {"consumer", "GeForce", "1"}},
                                                                {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
     for (auto& [variable, settings] : switches)
         for (const char* setting : settings) {

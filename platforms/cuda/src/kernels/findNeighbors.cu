@@ -437,20 +437,19 @@ void launchFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t strea
 } // namespace
 
 /**
- * Blocks I to list per resident thread block of 8 warps from which thread blocks of 4 warps search faster: a thread
- * block waits at its barriers for its slowest warp, and twice as many smaller ones hide that better once there are
- * blocks I enough for all of them, while with few the 4 warps' longer time per block I shows.  On an H100 (528
- * resident thread blocks of 8 warps) 4 warps were slower at 1.4 blocks I per thread block (DHFR), level or ahead at
- * 5.7 (96k atoms) and ahead from 11 (docs/benchmarks.md, "The search's thread blocks").
+ * Thread blocks of 4 warps search faster than 8 once there are data.fewSearchWarpsFromWaves blocks I or more per
+ * resident thread block of 8 warps: a thread block waits at its barriers for its slowest warp, and twice as many
+ * smaller ones hide that better once there are blocks I enough for all of them, while with few the 4 warps' longer
+ * time per block I shows.  On an H100 (528 resident thread blocks of 8 warps) 4 warps were slower at 1.4 blocks I per
+ * thread block (DHFR), level or ahead at 5.7 (96k atoms) and ahead from 11 (docs/benchmarks.md, "The search's thread
+ * blocks").
  */
-constexpr int FEW_SEARCH_WARPS_FROM_BLOCKS_PER_WAVE = 4;
-
 int narumiSearchWarps(const NarumiNonbondedData& data) {
     if (data.searchWarps != 0)
         return data.searchWarps;
     long long listed = data.listBlockEnd - data.listBlockBegin;
     long long wave = fullWaveBlocks<findNeighborTiles<MANY_SEARCH_WARPS>, 32 * MANY_SEARCH_WARPS>();
-    return listed >= FEW_SEARCH_WARPS_FROM_BLOCKS_PER_WAVE * wave ? FEW_SEARCH_WARPS : MANY_SEARCH_WARPS;
+    return listed >= data.fewSearchWarpsFromWaves * wave ? FEW_SEARCH_WARPS : MANY_SEARCH_WARPS;
 }
 
 void narumiFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
