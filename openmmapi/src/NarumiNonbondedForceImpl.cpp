@@ -4,6 +4,7 @@
 #include "openmm/internal/ContextImpl.h"
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -61,7 +62,7 @@ void NarumiNonbondedForceImpl::validate(const System& system, const NarumiNonbon
         }
     }
     NarumiNonbondedForce::NonbondedMethod method = force.getNonbondedMethod();
-    if (method != NarumiNonbondedForce::NoCutoff && force.getUseSwitchingFunction()) {
+    if (force.getUseSwitchingFunction()) {  // with NoCutoff too, as NonbondedForce, although NoCutoff does not switch
         double rs = force.getSwitchingDistance();
         if (rs < 0 || rs >= force.getCutoffDistance()) {
             stringstream msg;
@@ -77,8 +78,21 @@ void NarumiNonbondedForceImpl::validate(const System& system, const NarumiNonbon
     }
 }
 
+vector<int> NarumiNonbondedForceImpl::interactingExceptions(const NarumiNonbondedForce& force) {
+    vector<int> interacting;
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (chargeProd != 0 || epsilon != 0)
+            interacting.push_back(i);
+    }
+    return interacting;
+}
+
 void NarumiNonbondedForceImpl::initialize(ContextImpl& context) {
     validate(context.getSystem(), owner);
+    interacting = interactingExceptions(owner);
     kernel = context.getPlatform().createKernel(CalcNarumiNonbondedForceKernel::Name(), context);
     kernel.getAs<CalcNarumiNonbondedForceKernel>().initialize(context.getSystem(), owner);
 }
@@ -107,6 +121,22 @@ vector<pair<int, int> > NarumiNonbondedForceImpl::getBondedParticles() const {
 
 void NarumiNonbondedForceImpl::updateParametersInContext(ContextImpl& context) {
     validate(context.getSystem(), owner);
+    // NonbondedForce refuses this too: an excluded exception may not start to interact, nor an interacting one become
+    // excluded (chargeProd = epsilon = 0); reinitialize the Context instead.
+    vector<int> now = interactingExceptions(owner);
+    if (now != interacting) {
+        vector<int> changed;
+        set_symmetric_difference(now.begin(), now.end(), interacting.begin(), interacting.end(), back_inserter(changed));
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        owner.getExceptionParameters(changed[0], p1, p2, chargeProd, sigma, epsilon);
+        bool wasExcluded = binary_search(now.begin(), now.end(), changed[0]);
+        stringstream msg;
+        msg << "NarumiNonbondedForce: updateParametersInContext: the set of non-excluded exceptions has changed (exception "
+            << changed[0] << ", particles " << p1 << " and " << p2 << ", was " << (wasExcluded ? "excluded" : "interacting")
+            << "); reinitialize the Context to change it";
+        throw OpenMMException(msg.str());
+    }
     kernel.getAs<CalcNarumiNonbondedForceKernel>().copyParametersToContext(context, owner);
     context.systemChanged();
 }

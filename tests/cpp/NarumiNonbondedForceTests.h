@@ -361,17 +361,45 @@ TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextMatchesNonbondedForce)
     EXPECT_TRUE(agree(updated, energyAndForces(oracle), tolerance()));
 }
 
-TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextMayTurnAnExclusionIntoAnException) {
+TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesToTurnAnExclusionIntoAnExceptionLikeNonbondedForce) {
     TestSystem solvated = solvatedMoleculeInCube();
     NonbondedSettings settings = periodic(1.0);
+    NonbondedForce* nonbonded = makeNonbondedForce(solvated, settings);
     Narumi* narumi = makeNarumiForce(solvated, settings);
-    auto system = makeSystem(solvated, {narumi});
-    VerletIntegrator integrator(0.001);
-    Context context(*system, integrator, platform(), properties());
+    auto oracleSystem = makeSystem(solvated, {nonbonded}), narumiSystem = makeSystem(solvated, {narumi});
+    VerletIntegrator oracleIntegrator(0.001), narumiIntegrator(0.001);
+    Context oracle(*oracleSystem, oracleIntegrator, getPlatform("Reference"));
+    Context context(*narumiSystem, narumiIntegrator, platform(), properties());
     context.setPositions(solvated.positions);
-    narumi->addException(0, 2, 0.05, 0.3, 0.4, true); // was a 1-3 exclusion in the ring
-    narumi->updateParametersInContext(context);
-    EXPECT_TRUE(agree(energyAndForces(context), evaluateHere(*system, solvated.positions), 1e-12));
+    EnergyAndForces before = energyAndForces(context);
+    // Pair 0-2 is a 1-3 exclusion in the ring: it may not start to interact, in NonbondedForce either.
+    for (int i = 0; i < nonbonded->getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (min(p1, p2) == 0 && max(p1, p2) == 2)
+            nonbonded->setExceptionParameters(i, p1, p2, 0.05, 0.3, 0.4);
+    }
+    EXPECT_THROW(nonbonded->updateParametersInContext(oracle), OpenMMException);
+    int index = narumi->addException(0, 2, 0.05, 0.3, 0.4, true);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(narumi->updateParametersInContext(context),
+                                       "the set of non-excluded exceptions has changed (exception " + to_string(index) +
+                                       ", particles 0 and 2, was excluded)");
+    EXPECT_TRUE(agree(energyAndForces(context), before, 1e-12)) << "a refused update changed the Context";
+    // Nor may an interacting exception become excluded.
+    narumi->addException(0, 2, 0.0, 1.0, 0.0, true);
+    int oneFour = -1;
+    for (int i = 0; i < narumi->getNumExceptions() && oneFour < 0; i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        narumi->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (epsilon != 0) {
+            narumi->setExceptionParameters(i, p1, p2, 0.0, sigma, 0.0);
+            oneFour = i;
+        }
+    }
+    ASSERT_GE(oneFour, 0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(narumi->updateParametersInContext(context), "was interacting");
 }
 
 TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesNewExceptionPairs) {
