@@ -132,7 +132,8 @@ public:
 
     /**
      * Copy particle and exception parameters into an existing Context.  As in NonbondedForce, the exception pairs must
-     * not change, and neither may which exceptions are excluded (chargeProd = epsilon = 0) and which interact.
+     * not change, and an exception that was excluded (chargeProd = epsilon = 0) when the Context was created may not
+     * start to interact (an interacting one may be set to zero).
      */
     void updateParametersInContext(OpenMM::Context& context);
 

@@ -121,20 +121,18 @@ vector<pair<int, int> > NarumiNonbondedForceImpl::getBondedParticles() const {
 
 void NarumiNonbondedForceImpl::updateParametersInContext(ContextImpl& context) {
     validate(context.getSystem(), owner);
-    // NonbondedForce refuses this too: an excluded exception may not start to interact, nor an interacting one become
-    // excluded (chargeProd = epsilon = 0); reinitialize the Context instead.
-    vector<int> now = interactingExceptions(owner);
-    if (now != interacting) {
-        vector<int> changed;
-        set_symmetric_difference(now.begin(), now.end(), interacting.begin(), interacting.end(), back_inserter(changed));
+    // As NonbondedForce: an exception that was excluded (chargeProd = epsilon = 0) when the Context was created may not
+    // start to interact (an interacting one may become zero); reinitialize the Context instead.
+    vector<int> now = interactingExceptions(owner), added;
+    set_difference(now.begin(), now.end(), interacting.begin(), interacting.end(), back_inserter(added));
+    if (!added.empty()) {
         int p1, p2;
         double chargeProd, sigma, epsilon;
-        owner.getExceptionParameters(changed[0], p1, p2, chargeProd, sigma, epsilon);
-        bool wasExcluded = binary_search(now.begin(), now.end(), changed[0]);
+        owner.getExceptionParameters(added[0], p1, p2, chargeProd, sigma, epsilon);
         stringstream msg;
         msg << "NarumiNonbondedForce: updateParametersInContext: the set of non-excluded exceptions has changed (exception "
-            << changed[0] << ", particles " << p1 << " and " << p2 << ", was " << (wasExcluded ? "excluded" : "interacting")
-            << "); reinitialize the Context to change it";
+            << added[0] << ", particles " << p1 << " and " << p2 << ", was excluded when the Context was created); "
+            << "reinitialize the Context to change it";
         throw OpenMMException(msg.str());
     }
     kernel.getAs<CalcNarumiNonbondedForceKernel>().copyParametersToContext(context, owner);

@@ -48,7 +48,7 @@ private:
 
     const NarumiNonbondedForce& owner;
     OpenMM::Kernel kernel;
-    std::vector<int> interacting; // interactingExceptions(owner) when the Context was created
+    std::vector<int> interacting; // interactingExceptions(owner) when the Context was created: no other may interact
 };
 
 } // namespace OpenMMNarumi
