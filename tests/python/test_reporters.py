@@ -129,12 +129,20 @@ def test_append_refuses_other_settings_and_missing_state(tmp_path):
     assert run_script(tmp_path, "plain", 10).returncode == 0
     topology, positions, system = _water()
     simulation = _simulation(topology, positions, system)
-    reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, {"name": "O"}, rMax=0.9, bins=80, append=True)
-    with pytest.raises(ValueError, match="bins differs"):
-        reporter.report(simulation, None)
-    reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, {"name": "H1"}, rMax=0.9, bins=90, append=True)
-    with pytest.raises(ValueError, match="selection1 differs"):
-        reporter.report(simulation, None)
+    before = file_contents(tmp_path)
+    for arguments, message in [(dict(selection1={"name": "O"}, bins=80), "bins differs"),
+                               (dict(selection1={"name": "H1"}, bins=90), "selection1 differs"),
+                               (dict(selection1={"name": "H1"}, bins=90), "selection1 differs")]:  # twice: still
+        reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, rMax=0.9, append=True, **arguments)
+        with pytest.raises(ValueError, match=message):
+            reporter.report(simulation, None)
+        reporter.close()
+        assert file_contents(tmp_path) == before, "a refused run changed the earlier run's files"
+
+
+def file_contents(folder):
+    """Every file of a folder (name -> bytes), symbolic links followed."""
+    return {name: (folder / name).read_bytes() for name in sorted(os.listdir(folder)) if (folder / name).is_file()}
 
 
 def _water():
@@ -172,6 +180,7 @@ def test_rdf_reporter_refuses_what_the_system_decides_at_the_first_report(tmp_pa
         reporter = RDFReporter(str(tmp_path / "rdf.csv"), 5, **arguments)
         with pytest.raises((ValueError, openmm.OpenMMException), match=message):
             reporter.report(simulation, None)
+        reporter.close()
     assert not (tmp_path / "rdf.csv").exists()
 
 
