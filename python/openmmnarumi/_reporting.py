@@ -3,7 +3,6 @@ runs, a final write at close(), at interpreter exit, on SIGTERM and from the fin
 a restarted simulation continues the same accumulation (append=True); output files claimed so that no two reporters
 of a process write one file, and no write at all from a run that took no frame."""
 import contextlib
-import operator
 import os
 import signal
 import tempfile
@@ -14,31 +13,13 @@ import zipfile
 
 import numpy as np
 
+from ._units import wholeNumber
+
 __all__ = ["Accumulation", "UpdateSchedule", "checkAppendedSettings", "checkOutputPath", "claimOutputPaths",
-           "deferredTermination", "loadArrays", "replaceAtomically", "saveArrays", "statePath", "watchReporter",
-           "wholeNumber"]
+           "deferredTermination", "loadArrays", "replaceAtomically", "saveArrays", "statePath", "watchReporter"]
 
 #: Updates are spaced so that writing takes at most this share of the wall time between them.
 MAXIMUM_WRITE_SHARE = 0.02
-
-
-def wholeNumber(name, value, minimum=None, what=""):
-    """value as an int: ValueError naming it unless it is a whole number (2.7 is refused, not truncated; 3.0 is 3) of
-    at least minimum; what (" of steps") goes into the message."""
-    message = f"{name} = {value!r} must be a whole number{what}" + ("" if minimum is None else f" >= {minimum}")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        try:
-            real = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(message) from None
-        if not real.is_integer():
-            raise ValueError(message) from None
-        number = int(real)
-    if minimum is not None and number < minimum:
-        raise ValueError(message)
-    return number
 
 
 def checkOutputPath(path, what="output file"):

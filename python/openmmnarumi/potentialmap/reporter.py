@@ -4,9 +4,9 @@ import os
 import numpy as np
 
 from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, claimOutputPaths,
-                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter, wholeNumber)
+                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter)
 from .._system import chargesFromSystem, nonbondedCutoff
-from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
+from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor, wholeNumber
 from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, checkMsmSettings, createEngine, makeLattice
 from .result import PotentialMap, mapFormat
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from .._deprecation import renamedKeywords
 from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, claimOutputPaths,
-                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter, wholeNumber)
-from .._units import nanometers
+                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter)
+from .._units import nanometers, wholeNumber
 from .result import RDFCounts, RDFResult, metadataPath, outputPaths, referenceVolumeInNanometers3
 from .selection import checkSelection, exclusionGroups, selectAtoms
 
