@@ -373,13 +373,15 @@ TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesToTurnAnExclusi
     context.setPositions(solvated.positions);
     EnergyAndForces before = energyAndForces(context);
     // Pair 0-2 is a 1-3 exclusion in the ring: it may not start to interact, in NonbondedForce either.
-    for (int i = 0; i < nonbonded->getNumExceptions(); i++) {
+    int ringExclusion = -1;
+    for (int i = 0; i < nonbonded->getNumExceptions() && ringExclusion < 0; i++) {
         int p1, p2;
         double chargeProd, sigma, epsilon;
         nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
-        if (min(p1, p2) == 0 && max(p1, p2) == 2)
-            nonbonded->setExceptionParameters(i, p1, p2, 0.05, 0.3, 0.4);
+        ringExclusion = (min(p1, p2) == 0 && max(p1, p2) == 2 ? i : -1);
     }
+    ASSERT_GE(ringExclusion, 0);
+    nonbonded->setExceptionParameters(ringExclusion, 0, 2, 0.05, 0.3, 0.4);
     EXPECT_THROW(nonbonded->updateParametersInContext(oracle), OpenMMException);
     int index = narumi->addException(0, 2, 0.05, 0.3, 0.4, true);
     EXPECT_OPENMM_EXCEPTION_CONTAINING(narumi->updateParametersInContext(context),
@@ -387,19 +389,18 @@ TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesToTurnAnExclusi
                                        ", particles 0 and 2, was excluded");
     EXPECT_TRUE(agree(energyAndForces(context), before, 1e-12)) << "a refused update changed the Context";
     // An interacting exception may be set to zero, in NonbondedForce too.
+    nonbonded->setExceptionParameters(ringExclusion, 0, 2, 0.0, 1.0, 0.0);
     narumi->addException(0, 2, 0.0, 1.0, 0.0, true);
     int zeroed = 0;
-    for (int i = 0; i < nonbonded->getNumExceptions(); i++) {
+    for (int i = 0; i < nonbonded->getNumExceptions() && zeroed < 3; i++) {
         int p1, p2;
         double chargeProd, sigma, epsilon;
         nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
-        if (min(p1, p2) == 0 && max(p1, p2) == 2)
-            nonbonded->setExceptionParameters(i, p1, p2, 0.0, 1.0, 0.0);
-        else if (epsilon != 0 && zeroed < 3) {
-            nonbonded->setExceptionParameters(i, p1, p2, 0.0, sigma, 0.0);
-            narumi->addException(p1, p2, 0.0, sigma, 0.0, true);
-            zeroed++;
-        }
+        if (epsilon == 0)
+            continue;
+        nonbonded->setExceptionParameters(i, p1, p2, 0.0, sigma, 0.0);
+        narumi->addException(p1, p2, 0.0, sigma, 0.0, true);
+        zeroed++;
     }
     ASSERT_EQ(zeroed, 3);
     nonbonded->updateParametersInContext(oracle);
