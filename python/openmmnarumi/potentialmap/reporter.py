@@ -48,7 +48,9 @@ class PotentialMapReporter:
     everything once more, the PNG slice (png=True: same stem; a path; False) included.
 
     append=True continues the average of an earlier run of this reporter from its state file (after a restart from an
-    OpenMM checkpoint): frames at steps the state already holds are not counted twice.
+    OpenMM checkpoint): frames at steps the state already holds are not counted twice.  A run that takes no frame
+    writes nothing, so an earlier run's files stay.  The reporter's files are its own until close(): another open
+    reporter of the process writing one of them, or two of them being one file, is refused when it is created.
     """
 
     def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=None, region=None, margin=0.5,

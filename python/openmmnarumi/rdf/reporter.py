@@ -38,7 +38,10 @@ class RDFReporter:
     after an exception or SIGTERM) and the reporter's finalizer write everything once more, PNG included.
 
     append=True continues the accumulation of an earlier run of this reporter from its state file (after a
-    restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.
+    restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.  A run that
+    takes no frame (refused at its first report, or ended before it) writes nothing, so an earlier run's files stay.
+    The reporter's files are its own until close(): another open reporter of the process writing one of them, or
+    two of them being one file, is refused when it is created (docs/reporters.md).
     """
 
     @renamedKeywords(plot="png")
