@@ -64,6 +64,19 @@
 %pythonprepend OpenMMNarumi::NarumiNonbondedForce::createExceptionsFromBonds %{
     bonds = _bondPairs(bonds)
 %}
+%extend OpenMMNarumi::NarumiNonbondedForce {
+    %pythoncode %{
+    def addParticle_usingRVdw(self, charge, rVDW, epsilon):
+        """Adds a particle from its van der Waals radius (AMBER's Rmin/2, nm or a Quantity) instead of sigma, as
+        NonbondedForce.addParticle_usingRVdw does: sigma = rVDW / (2^(1/6) / 2)."""
+        return self.addParticle(charge, rVDW / openmm.RVDW_PER_SIGMA, epsilon)
+
+    def addException_usingRMin(self, particle1, particle2, chargeProd, rMin, epsilon):
+        """Adds an exception from the distance of the Lennard-Jones minimum (nm or a Quantity) instead of sigma, as
+        NonbondedForce.addException_usingRMin does: sigma = rMin / 2^(1/6)."""
+        return self.addException(particle1, particle2, chargeProd, rMin / openmm.RMIN_PER_SIGMA, epsilon)
+    %}
+}
 %pythonbegin %{
 import operator
 

@@ -482,3 +482,27 @@ def test_rdf_sampler_copies_and_casts_like_the_force():
         system.addParticle(1.0)
     system.addForce(view)
     assert openmmnarumi.RDFSampler.isinstance(system.getForce(0))
+
+
+@pytest.mark.parametrize("rVdw, rMin", [(0.17, 0.35), (1.9 * unit.angstrom, 3.6 * unit.angstrom)],
+                         ids=["nm", "quantities"])
+def test_amber_style_parameters_match_nonbonded_force(rVdw, rMin):
+    forces = openmm.NonbondedForce(), NarumiNonbondedForce()
+    for force in forces:
+        assert force.addParticle_usingRVdw(0.5, rVdw, 0.1) == 0
+        assert force.addParticle_usingRVdw(-0.5 * unit.elementary_charge, rVdw, 0.2 * unit.kilojoule_per_mole) == 1
+        assert force.addException_usingRMin(0, 1, 0.1, rMin, 0.2) == 0
+    reference, narumi = forces
+    for i in range(2):
+        assert narumi.getParticleParameters(i) == reference.getParticleParameters(i)
+    assert exception_list(narumi) == exception_list(reference)
+
+
+def test_global_parameters_and_offsets_are_refused_by_the_converter_naming_them():
+    force = openmm.NonbondedForce()
+    force.addParticle(0.1, 0.3, 0.2)
+    force.addGlobalParameter("lambda", 1.0)
+    force.addParticleParameterOffset("lambda", 0, 0.1, 0.0, 0.0)
+    with pytest.raises(openmm.OpenMMException, match="global parameters or parameter offsets"):
+        openmmnarumi.createNarumiNonbondedForce(force)
+    assert not hasattr(NarumiNonbondedForce, "addGlobalParameter")
