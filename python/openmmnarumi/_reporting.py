@@ -16,7 +16,8 @@ import numpy as np
 from ._units import wholeNumber
 
 __all__ = ["Accumulation", "UpdateSchedule", "checkAppendedSettings", "checkOutputPath", "claimOutputPaths",
-           "deferredTermination", "loadArrays", "replaceAtomically", "saveArrays", "statePath", "watchReporter"]
+           "deferredTermination", "loadArrays", "releaseOutputPaths", "replaceAtomically", "saveArrays", "statePath",
+           "watchReporter"]
 
 #: Updates are spaced so that writing takes at most this share of the wall time between them.
 MAXIMUM_WRITE_SHARE = 0.02
@@ -115,7 +116,7 @@ class UpdateSchedule:
         if writeSeconds is not None and not float(writeSeconds) > 0:
             raise ValueError(f"writeSeconds = {writeSeconds} must be a positive number of seconds (or None)")
         self.writeInterval = None if writeInterval is None else wholeNumber("writeInterval", writeInterval, 1,
-                                                                             " of reports (or None)")
+                                                                             " of reports")
         self.writeSeconds = None if writeSeconds is None else float(writeSeconds)
         self._reports = 0
         self._lastWrite = time.monotonic()
@@ -142,9 +143,9 @@ class Accumulation:
     write it after the reporter is gone.  Subclasses implement snapshot() (what is to be written, read from the
     engine once per update; None before the first frame) and writeResults(snapshot, final)."""
 
-    def __init__(self, schedule, claim=()):
+    def __init__(self, schedule):
         self.schedule = schedule
-        self.claim = claim      # the output files (claimOutputPaths), released after the final write
+        self.claim = ()         # the output files (claimOutputPaths), released after the final write
         self.finished = False
         self.lastStep = -1      # the step of the last frame taken
         self.writtenStep = -1   # the lastStep of the files on disk
