@@ -17,10 +17,13 @@
 #include "OpenMMDrude.h"
 #include "openmm/RPMDIntegrator.h"
 #include "openmm/RPMDMonteCarloBarostat.h"
+#include "openmm/serialization/XmlSerializer.h"
+#include <memory>
+#include <sstream>
 %}
 
-%template(BondPairs) std::vector<std::pair<int, int> >;
 %template(BondPair) std::pair<int, int>;
+%template(BondPairs) std::vector<std::pair<int, int> >;
 %template(IntVector) std::vector<int>;
 %template(LongLongVector) std::vector<long long>;
 
@@ -58,50 +61,112 @@
     val[3] = unit.Quantity(val[3], unit.nanometer)
     val[4] = unit.Quantity(val[4], unit.kilojoule_per_mole)
 %}
-%pythonappend OpenMMNarumi::NarumiNonbondedForce::cast(OpenMM::Force& force) %{
-    val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
+%pythonprepend OpenMMNarumi::NarumiNonbondedForce::createExceptionsFromBonds %{
+    bonds = _bondPairs(bonds)
 %}
+%extend OpenMMNarumi::NarumiNonbondedForce {
+    %pythoncode %{
+    def addParticle_usingRVdw(self, charge, rVDW, epsilon):
+        """Adds a particle from its van der Waals radius (AMBER's Rmin/2, nm or a Quantity) instead of sigma, as
+        NonbondedForce.addParticle_usingRVdw does: sigma = rVDW / (2^(1/6) / 2)."""
+        return self.addParticle(charge, rVDW / openmm.RVDW_PER_SIGMA, epsilon)
+
+    def addException_usingRMin(self, particle1, particle2, chargeProd, rMin, epsilon):
+        """Adds an exception from the distance of the Lennard-Jones minimum (nm or a Quantity) instead of sigma, as
+        NonbondedForce.addException_usingRMin does: sigma = rMin / 2^(1/6)."""
+        return self.addException(particle1, particle2, chargeProd, rMin / openmm.RMIN_PER_SIGMA, epsilon)
+    %}
+}
 %pythonbegin %{
+import operator
+
+import openmm
 import openmm.unit as unit
 %}
+%pythoncode %{
+def _bondPairs(bonds):
+    """Any sequence of index pairs (tuples, lists, rows of a NumPy array, BondPair) as tuples of two ints."""
+    pairs = []
+    for bond in bonds:
+        try:
+            first, second = bond
+            pairs.append((operator.index(first), operator.index(second)))
+        except (TypeError, ValueError):
+            raise TypeError(f"createExceptionsFromBonds: a bond must be a pair of particle indices, got {bond!r}") from None
+    return pairs
+%}
+
+// What both forces have in Python beside OpenMM's own: cast() and isinstance() for the generic Force that
+// System.getForce and XmlSerializer.deserialize return (SWIG can downcast only the classes OpenMM was built with),
+// and working copies for copy.copy, copy.deepcopy and pickle (through XmlSerializer, as OpenMM's own forces).
+%define NARUMI_FORCE_IN_PYTHON(CLASS, ARTICLE)
+%pythonappend OpenMMNarumi::CLASS::cast(OpenMM::Force& force) %{
+    val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
+%}
+%newobject OpenMMNarumi::CLASS::_fromXML;
+%ignore OpenMMNarumi::CLASS::CLASS(const CLASS&);
+%extend OpenMMNarumi::CLASS {
+    /** The CLASS behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
+    static OpenMMNarumi::CLASS& cast(OpenMM::Force& force) {
+        OpenMMNarumi::CLASS* result = dynamic_cast<OpenMMNarumi::CLASS*>(&force);
+        if (result == NULL)
+            throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not " ARTICLE " " #CLASS);
+        return *result;
+    }
+    /** Whether a generic Force is a CLASS. */
+    static bool isinstance(OpenMM::Force& force) {
+        return dynamic_cast<OpenMMNarumi::CLASS*>(&force) != NULL;
+    }
+    /** A new CLASS from the XML of XmlSerializer.serialize (copies and pickles). */
+    static OpenMMNarumi::CLASS* _fromXML(const std::string& xml) {
+        std::istringstream stream(xml);
+        std::unique_ptr<OpenMM::Force> force(OpenMM::XmlSerializer::deserialize<OpenMM::Force>(stream));
+        OpenMMNarumi::CLASS* result = dynamic_cast<OpenMMNarumi::CLASS*>(force.get());
+        if (result == NULL)
+            throw OpenMM::OpenMMException("the XML holds a " + force->getName() + ", not " ARTICLE " " #CLASS);
+        force.release();
+        return result;
+    }
+    %pythoncode %{
+    def _ownership(self):
+        source = self.__dict__.get("_castFrom")
+        return self.this.own() if source is None else source.thisown
+
+    def _setOwnership(self, own):
+        source = self.__dict__.get("_castFrom")
+        if source is None:
+            self.this.own(own)
+        else:
+            source.thisown = own
+
+    # A view made by cast() owns what the Force it was cast from owns, so that System.addForce takes the object
+    # over from either of them (and the other one then owns nothing either).
+    thisown = property(_ownership, _setOwnership, doc="Whether this wrapper owns (will delete) its C++ object")
+
+    def __getstate__(self):
+        return openmm.XmlSerializer.serialize(self)
+
+    def __setstate__(self, state):
+        self.this = self._fromXML(state).this
+
+    def __copy__(self):
+        return self._fromXML(openmm.XmlSerializer.serialize(self))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+    %}
+}
+%enddef
+
+NARUMI_FORCE_IN_PYTHON(NarumiNonbondedForce, "a")
+NARUMI_FORCE_IN_PYTHON(RDFSampler, "an")
 
 // The headers themselves, so that their doxygen comments become the Python docstrings (swig -doxygen).
-%ignore OpenMMNarumi::NarumiNonbondedForce::NarumiNonbondedForce(const NarumiNonbondedForce&);
-%extend OpenMMNarumi::NarumiNonbondedForce {
-    /** The NarumiNonbondedForce behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
-    static OpenMMNarumi::NarumiNonbondedForce& cast(OpenMM::Force& force) {
-        OpenMMNarumi::NarumiNonbondedForce* narumi = dynamic_cast<OpenMMNarumi::NarumiNonbondedForce*>(&force);
-        if (narumi == NULL)
-            throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not a NarumiNonbondedForce");
-        return *narumi;
-    }
-    /** Whether a generic Force is a NarumiNonbondedForce. */
-    static bool isinstance(OpenMM::Force& force) {
-        return dynamic_cast<OpenMMNarumi::NarumiNonbondedForce*>(&force) != NULL;
-    }
-}
 %include "NarumiNonbondedForce.h"
 
 %newobject OpenMMNarumi::createNarumiNonbondedForce;
 %include "NonbondedForceConversion.h"
 
 %feature("kwargs") OpenMMNarumi::RDFSampler::RDFSampler;
-%pythonappend OpenMMNarumi::RDFSampler::cast(OpenMM::Force& force) %{
-    val._castFrom = force  # the view must not outlive the wrapper that owns the C++ object
-%}
-%ignore OpenMMNarumi::RDFSampler::RDFSampler(const RDFSampler&);
-%extend OpenMMNarumi::RDFSampler {
-    /** The RDFSampler behind a generic Force (from System.getForce or XmlSerializer.deserialize). */
-    static OpenMMNarumi::RDFSampler& cast(OpenMM::Force& force) {
-        OpenMMNarumi::RDFSampler* sampler = dynamic_cast<OpenMMNarumi::RDFSampler*>(&force);
-        if (sampler == NULL)
-            throw OpenMM::OpenMMException("cast: the Force is a " + force.getName() + ", not an RDFSampler");
-        return *sampler;
-    }
-    /** Whether a generic Force is an RDFSampler. */
-    static bool isinstance(OpenMM::Force& force) {
-        return dynamic_cast<OpenMMNarumi::RDFSampler*>(&force) != NULL;
-    }
-}
 %include "RDFSampler.h"
 %include "AttachedRDFSampler.h"

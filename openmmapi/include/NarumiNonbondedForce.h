@@ -93,7 +93,8 @@ public:
     void setUseSwitchingFunction(bool use);
     /** Where Lennard-Jones switching starts, in nm (used when switching is on; must lie below the cutoff). */
     double getSwitchingDistance() const;
-    /** Where Lennard-Jones switching starts, in nm: 0 <= distance < cutoff, checked at Context creation. */
+    /** Where Lennard-Jones switching starts, in nm: 0 <= distance < cutoff while switching is on (with every method, as
+     * in NonbondedForce), checked at Context creation. */
     void setSwitchingDistance(double distance);
     /** Whether the isotropic long-range Lennard-Jones correction is added (periodic systems only; OpenMM's formula). */
     bool getUseDispersionCorrection() const;
@@ -124,11 +125,16 @@ public:
 
     /**
      * Exclude 1-2 and 1-3 pairs of a bond graph and add scaled 1-4 exceptions, exactly as
-     * NonbondedForce::createExceptionsFromBonds does.  Call it after all particles are added.
+     * NonbondedForce::createExceptionsFromBonds does (same exceptions, same order).  Call it after all particles are
+     * added.  As in NonbondedForce, an exception added before for one of these pairs is an error; then nothing is added.
      */
     void createExceptionsFromBonds(const std::vector<std::pair<int, int> >& bonds, double coulomb14Scale, double lj14Scale);
 
-    /** Copy particle and exception parameters into an existing Context (the exception pairs must not change). */
+    /**
+     * Copy particle and exception parameters into an existing Context.  As in NonbondedForce, the exception pairs must
+     * not change, and an exception that was excluded (chargeProd = epsilon = 0) when the Context was created may not
+     * start to interact (an interacting one may be set to zero).
+     */
     void updateParametersInContext(OpenMM::Context& context);
 
     /** True for CutoffPeriodic. */

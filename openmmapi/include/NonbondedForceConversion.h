@@ -9,15 +9,18 @@ namespace OpenMMNarumi {
 
 /**
  * A NarumiNonbondedForce equivalent to a cutoff (or NoCutoff) NonbondedForce: same particles,
- * exceptions, cutoff, reaction-field dielectric, switching, dispersion correction, periodic exceptions
- * and force group.  Throws OpenMMException for PME, Ewald and LJPME, and for features it cannot
+ * exceptions, cutoff, reaction-field dielectric, switching, dispersion correction, periodic exceptions,
+ * force group and name (a NonbondedForce's default name "NonbondedForce" becomes "NarumiNonbondedForce").  Throws OpenMMException for PME, Ewald and LJPME, and for features it cannot
  * represent (global parameters, parameter offsets).  The caller owns the returned force.
  */
 NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
 
 /**
- * Replace every NonbondedForce in system by its NarumiNonbondedForce equivalent (see above), in place,
- * and return how many were replaced.  A Context must be created again afterwards.
+ * Replace every NonbondedForce in system by its NarumiNonbondedForce equivalent (see above) at the same
+ * index, and return how many were replaced.  The System can only append forces, so every force after the first
+ * NonbondedForce is replaced by an XmlSerializer copy of itself: pointers (and Python references) to those forces
+ * taken before the call are no longer valid; get them again from the System.  If a force cannot be converted or
+ * copied, nothing is changed.  A Context must be created again afterwards.
  */
 int replaceNonbondedForces(OpenMM::System& system);
 

@@ -68,7 +68,7 @@ public:
     int getNumBins() const {
         return bins;
     }
-    /** Throws unless bins >= 1. */
+    /** Throws unless 1 <= bins <= 2^20 (the RDF engine's limit). */
     void setNumBins(int bins);
     /** Frames are taken at the start of each step whose step count is a multiple of this. */
     int getSamplingInterval() const {

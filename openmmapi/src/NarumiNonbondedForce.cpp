@@ -250,40 +250,46 @@ void NarumiNonbondedForce::setExceptionParameters(int index, int particle1, int 
 void NarumiNonbondedForce::createExceptionsFromBonds(const vector<pair<int, int> >& bonds, double coulomb14Scale, double lj14Scale) {
     requireFinite("coulomb14Scale", coulomb14Scale);
     requireFinite("lj14Scale", lj14Scale);
-    vector<vector<int> > neighbors(particles.size());
+    vector<set<int> > neighbors(particles.size());
     for (const auto& bond : bonds) {
         checkParticleIndex(bond.first);
         checkParticleIndex(bond.second);
-        neighbors[bond.first].push_back(bond.second);
-        neighbors[bond.second].push_back(bond.first);
+        neighbors[bond.first].insert(bond.second);
+        neighbors[bond.second].insert(bond.first);
     }
+    // NonbondedForce's exceptions in NonbondedForce's order (for each particle i, its partners j < i within three
+    // bonds, ascending), so that exception indices are the same: depth 1 and 2 are excluded, depth 3 is a 1-4 pair.
+    vector<ExceptionInfo> created;
     for (int i = 0; i < (int) particles.size(); i++) {
-        // Breadth-first search to depth 3: depth 1 and 2 are excluded, depth 3 (and not closer) is a 1-4 pair.
-        set<int> within2 = {i};
-        set<int> depth1(neighbors[i].begin(), neighbors[i].end());
-        within2.insert(depth1.begin(), depth1.end());
-        set<int> depth2;
-        for (int j : depth1)
-            for (int k : neighbors[j])
-                if (within2.count(k) == 0)
-                    depth2.insert(k);
-        within2.insert(depth2.begin(), depth2.end());
-        set<int> depth3;
-        for (int j : depth2)
-            for (int k : neighbors[j])
-                if (within2.count(k) == 0)
-                    depth3.insert(k);
+        set<int> within2(neighbors[i].begin(), neighbors[i].end());
+        for (int j : neighbors[i])
+            within2.insert(neighbors[j].begin(), neighbors[j].end());
+        set<int> within3(within2);
         for (int j : within2)
-            if (j > i)
-                addException(i, j, 0.0, 1.0, 0.0, true);
-        for (int j : depth3)
-            if (j > i) {
-                const ParticleInfo& a = particles[i];
-                const ParticleInfo& b = particles[j];
-                addException(i, j, coulomb14Scale * a.charge * b.charge, 0.5 * (a.sigma + b.sigma),
-                             lj14Scale * sqrt(a.epsilon * b.epsilon), true);
+            within3.insert(neighbors[j].begin(), neighbors[j].end());
+        for (int j : within3) {
+            if (j >= i)
+                break;
+            if (within2.count(j) != 0) {
+                created.push_back({j, i, 0.0, 1.0, 0.0});
+                continue;
             }
+            const ParticleInfo& a = particles[j];
+            const ParticleInfo& b = particles[i];
+            created.push_back({j, i, coulomb14Scale * a.charge * b.charge, 0.5 * (a.sigma + b.sigma),
+                               lj14Scale * sqrt(a.epsilon * b.epsilon)});
+        }
     }
+    // An exception added before is an error, as in NonbondedForce; checked first so that a refusal changes nothing.
+    for (const ExceptionInfo& e : created)
+        if (exceptionIndexOfPair.count(make_pair(e.particle1, e.particle2)) != 0) {
+            stringstream msg;
+            msg << "NarumiNonbondedForce: createExceptionsFromBonds: there is already an exception for particles "
+                << e.particle1 << " and " << e.particle2;
+            throw OpenMMException(msg.str());
+        }
+    for (const ExceptionInfo& e : created)
+        addException(e.particle1, e.particle2, e.chargeProd, e.sigma, e.epsilon);
 }
 
 ForceImpl* NarumiNonbondedForce::createImpl() const {

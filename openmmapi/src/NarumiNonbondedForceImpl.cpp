@@ -4,6 +4,7 @@
 #include "openmm/internal/ContextImpl.h"
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -61,7 +62,7 @@ void NarumiNonbondedForceImpl::validate(const System& system, const NarumiNonbon
         }
     }
     NarumiNonbondedForce::NonbondedMethod method = force.getNonbondedMethod();
-    if (method != NarumiNonbondedForce::NoCutoff && force.getUseSwitchingFunction()) {
+    if (force.getUseSwitchingFunction()) {  // with NoCutoff too, as NonbondedForce, although NoCutoff does not switch
         double rs = force.getSwitchingDistance();
         if (rs < 0 || rs >= force.getCutoffDistance()) {
             stringstream msg;
@@ -77,8 +78,21 @@ void NarumiNonbondedForceImpl::validate(const System& system, const NarumiNonbon
     }
 }
 
+vector<int> NarumiNonbondedForceImpl::interactingExceptions(const NarumiNonbondedForce& force) {
+    vector<int> interacting;
+    for (int i = 0; i < force.getNumExceptions(); i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (chargeProd != 0 || epsilon != 0)
+            interacting.push_back(i);
+    }
+    return interacting;
+}
+
 void NarumiNonbondedForceImpl::initialize(ContextImpl& context) {
     validate(context.getSystem(), owner);
+    interacting = interactingExceptions(owner);
     kernel = context.getPlatform().createKernel(CalcNarumiNonbondedForceKernel::Name(), context);
     kernel.getAs<CalcNarumiNonbondedForceKernel>().initialize(context.getSystem(), owner);
 }
@@ -107,6 +121,20 @@ vector<pair<int, int> > NarumiNonbondedForceImpl::getBondedParticles() const {
 
 void NarumiNonbondedForceImpl::updateParametersInContext(ContextImpl& context) {
     validate(context.getSystem(), owner);
+    // As NonbondedForce: an exception that was excluded (chargeProd = epsilon = 0) when the Context was created may not
+    // start to interact (an interacting one may become zero); reinitialize the Context instead.
+    vector<int> now = interactingExceptions(owner), added;
+    set_difference(now.begin(), now.end(), interacting.begin(), interacting.end(), back_inserter(added));
+    if (!added.empty()) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        owner.getExceptionParameters(added[0], p1, p2, chargeProd, sigma, epsilon);
+        stringstream msg;
+        msg << "NarumiNonbondedForce: updateParametersInContext: the set of non-excluded exceptions has changed (exception "
+            << added[0] << ", particles " << p1 << " and " << p2 << ", was excluded when the Context was created); "
+            << "reinitialize the Context to change it";
+        throw OpenMMException(msg.str());
+    }
     kernel.getAs<CalcNarumiNonbondedForceKernel>().copyParametersToContext(context, owner);
     context.systemChanged();
 }

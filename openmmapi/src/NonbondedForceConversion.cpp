@@ -1,5 +1,6 @@
 #include "NonbondedForceConversion.h"
 #include "openmm/OpenMMException.h"
+#include "openmm/serialization/XmlSerializer.h"
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -39,6 +40,8 @@ NarumiNonbondedForce* OpenMMNarumi::createNarumiNonbondedForce(const NonbondedFo
     force->setUseDispersionCorrection(source.getUseDispersionCorrection());
     force->setExceptionsUsePeriodicBoundaryConditions(source.getExceptionsUsePeriodicBoundaryConditions());
     force->setForceGroup(source.getForceGroup());
+    if (source.getName() != NonbondedForce().getName())
+        force->setName(source.getName()); // a name the user gave; the default one becomes NarumiNonbondedForce
     for (int i = 0; i < source.getNumParticles(); i++) {
         double charge, sigma, epsilon;
         source.getParticleParameters(i, charge, sigma, epsilon);
@@ -54,19 +57,25 @@ NarumiNonbondedForce* OpenMMNarumi::createNarumiNonbondedForce(const NonbondedFo
 }
 
 int OpenMMNarumi::replaceNonbondedForces(System& system) {
-    // Convert everything before touching the System, so a refusal leaves it unchanged.
-    vector<int> indices;
-    vector<unique_ptr<NarumiNonbondedForce> > replacements;
+    // Each replacement takes its NonbondedForce's index: the System can only append, so the forces from the first
+    // NonbondedForce on are rebuilt in order, the others as XmlSerializer copies.  Everything is converted and copied
+    // before the System is touched, so a refusal leaves it unchanged.
+    int first = -1, replaced = 0;
+    vector<unique_ptr<Force> > rebuilt;
     for (int i = 0; i < system.getNumForces(); i++) {
-        const NonbondedForce* nonbonded = dynamic_cast<const NonbondedForce*>(&system.getForce(i));
+        const Force& force = system.getForce(i);
+        const NonbondedForce* nonbonded = dynamic_cast<const NonbondedForce*>(&force);
         if (nonbonded != nullptr) {
-            indices.push_back(i);
-            replacements.emplace_back(createNarumiNonbondedForce(*nonbonded));
+            first = (first < 0 ? i : first);
+            rebuilt.emplace_back(createNarumiNonbondedForce(*nonbonded));
+            replaced++;
         }
+        else if (first >= 0)
+            rebuilt.emplace_back(XmlSerializer::clone<Force>(force));
     }
-    for (int k = indices.size() - 1; k >= 0; k--)
-        system.removeForce(indices[k]);
-    for (auto& force : replacements)
+    while (first >= 0 && system.getNumForces() > first)
+        system.removeForce(system.getNumForces() - 1);
+    for (auto& force : rebuilt)
         system.addForce(force.release());
-    return indices.size();
+    return replaced;
 }

@@ -1,4 +1,5 @@
 #include "RDFSampler.h"
+#include "RdfLimits.h"
 #include "internal/RDFSamplerImpl.h"
 #include "openmm/OpenMMException.h"
 #include <cmath>
@@ -50,8 +51,8 @@ void RDFSampler::setRange(double rMin, double rMax) {
 }
 
 void RDFSampler::setNumBins(int bins) {
-    if (bins < 1)
-        throw OpenMMException(message("RDFSampler: bins = ", bins, " must be at least 1"));
+    if (bins < 1 || bins > Rdf::MAX_BINS)
+        throw OpenMMException(message("RDFSampler: bins = ", bins, " is outside 1 to ", Rdf::MAX_BINS));
     this->bins = bins;
 }
 

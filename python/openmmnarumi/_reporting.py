@@ -1,17 +1,23 @@
 """What every openmmnarumi reporter does to never lose data: files replaced atomically, updates while the simulation
 runs, a final write at close(), at interpreter exit, on SIGTERM and from the finalizer, and a state file from which
-a restarted simulation continues the same accumulation (append=True)."""
+a restarted simulation continues the same accumulation (append=True); output files claimed so that no two reporters
+of a process write one file, and no write at all from a run that took no frame."""
+import contextlib
 import os
 import signal
 import tempfile
 import threading
 import time
 import weakref
+import zipfile
 
 import numpy as np
 
-__all__ = ["Accumulation", "UpdateSchedule", "checkAppendedSettings", "checkOutputPath", "loadArrays",
-           "replaceAtomically", "saveArrays", "statePath", "watchReporter"]
+from ._units import wholeNumber
+
+__all__ = ["Accumulation", "UpdateSchedule", "checkAppendedSettings", "checkOutputPath", "claimOutputPaths",
+           "deferredTermination", "loadArrays", "releaseOutputPaths", "replaceAtomically", "saveArrays", "statePath",
+           "watchReporter"]
 
 #: Updates are spaced so that writing takes at most this share of the wall time between them.
 MAXIMUM_WRITE_SHARE = 0.02
@@ -34,6 +40,41 @@ def checkOutputPath(path, what="output file"):
     return path
 
 
+#: The output files of this process's open reporters: real path -> the reporter and role that write it.
+_claimedPaths = {}
+_claimLock = threading.Lock()
+
+
+def claimOutputPaths(owner, paths):
+    """Claims a reporter's output files (role -> path; None for none) for this process, so that nothing overwrites
+    them: ValueError naming both if two of them are one file (symbolic links resolved) or if another open reporter
+    writes one of them.  Returns the claim, for releaseOutputPaths."""
+    resolved = {}
+    for role, path in paths.items():
+        if path is None:
+            continue
+        real = os.path.realpath(path)
+        if real in resolved:
+            raise ValueError(f"{owner}: the {role} {path!r} is the same file as the {resolved[real][0]} "
+                             f"{resolved[real][1]!r}; choose other names")
+        resolved[real] = (role, os.fspath(path))
+    with _claimLock:
+        for real, (role, path) in resolved.items():
+            if real in _claimedPaths:
+                raise ValueError(f"{owner}: the {role} {path!r} is written by another open reporter "
+                                 f"({_claimedPaths[real]}); close() that one first or choose another name")
+        for real, (role, path) in resolved.items():
+            _claimedPaths[real] = f"{owner}'s {role}"
+    return list(resolved)
+
+
+def releaseOutputPaths(claim):
+    """Gives back what claimOutputPaths claimed (at close(), when a reporter is collected, at exit)."""
+    with _claimLock:
+        for real in claim:
+            _claimedPaths.pop(real, None)
+
+
 def statePath(path):
     """The state file beside a reporter's output, from which append=True continues: 'rdf.csv' -> 'rdf.csv.state.npz'."""
     return os.fspath(path) + ".state.npz"
@@ -47,8 +88,9 @@ def _umaskedMode():
 
 def replaceAtomically(path, write):
     """Calls write(temporaryPath) for a file in path's directory with path's extension, then renames it over path,
-    so that a reader or a crash sees the old file or the new one, never half of one."""
-    path = os.fspath(path)
+    so that a reader or a crash sees the old file or the new one, never half of one.  A symbolic link is written
+    through: its target is replaced, the link stays."""
+    path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=os.path.splitext(name)[1] or ".tmp", dir=directory)
@@ -71,11 +113,10 @@ class UpdateSchedule:
     the wall time (a map written in 1 s is rewritten at most every 50 s)."""
 
     def __init__(self, writeInterval=10, writeSeconds=60.0):
-        if writeInterval is not None and int(writeInterval) < 1:
-            raise ValueError(f"writeInterval = {writeInterval} must be a number of reports >= 1 (or None)")
         if writeSeconds is not None and not float(writeSeconds) > 0:
             raise ValueError(f"writeSeconds = {writeSeconds} must be a positive number of seconds (or None)")
-        self.writeInterval = None if writeInterval is None else int(writeInterval)
+        self.writeInterval = None if writeInterval is None else wholeNumber("writeInterval", writeInterval, 1,
+                                                                             " of reports")
         self.writeSeconds = None if writeSeconds is None else float(writeSeconds)
         self._reports = 0
         self._lastWrite = time.monotonic()
@@ -104,9 +145,11 @@ class Accumulation:
 
     def __init__(self, schedule):
         self.schedule = schedule
+        self.claim = ()         # the output files (claimOutputPaths), released after the final write
         self.finished = False
         self.lastStep = -1      # the step of the last frame taken
         self.writtenStep = -1   # the lastStep of the files on disk
+        self.framesTaken = 0    # this run's frames: a run without one writes nothing (an earlier run's files stay)
         self._lock = threading.Lock()
 
     def snapshot(self):
@@ -115,8 +158,18 @@ class Accumulation:
     def writeResults(self, snapshot, final):
         raise NotImplementedError
 
+    def takeFrame(self, step, take):
+        """Calls take() (which adds step's frame) and records step with it, as one update: SIGTERM arriving in
+        between waits until both are done, so that the files never hold a frame without its step.  Then writes an
+        update when one is due."""
+        with deferredTermination():
+            take()
+            self.lastStep = step
+            self.framesTaken += 1
+        self.reported()
+
     def reported(self):
-        """Call after each report's frame: writes an update when one is due."""
+        """Counts a report whose frame was taken: writes an update when one is due."""
         if self.schedule.reported():
             start = time.monotonic()
             self.write(final=False)
@@ -124,6 +177,8 @@ class Accumulation:
 
     def write(self, final):
         with self._lock:
+            if self.framesTaken == 0:
+                return  # nothing new: the files on disk (an earlier run's, with append=True) stay as they are
             snapshot = self.snapshot()
             if snapshot is not None:
                 self.writeResults(snapshot, final)
@@ -135,7 +190,10 @@ class Accumulation:
             if self.finished:
                 return
             self.finished = True
-        self.write(final=True)
+        try:
+            self.write(final=True)
+        finally:
+            releaseOutputPaths(self.claim)
 
 
 def checkAppendedSettings(appended, signature, path):
@@ -157,8 +215,30 @@ def watchReporter(reporter, accumulation):
     return weakref.finalize(reporter, accumulation.finish)
 
 
+class _Termination:
+    deferring = 0    # depth of deferredTermination blocks
+    pending = None   # the signal that arrived inside one
+
+
 def _raiseSystemExit(signum, frame):
+    if _Termination.deferring:
+        _Termination.pending = signum
+        return
     raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def deferredTermination():
+    """A block that SIGTERM does not interrupt (where the reporters made it raise SystemExit): the SystemExit is
+    raised when the block ends."""
+    _Termination.deferring += 1
+    try:
+        yield
+    finally:
+        _Termination.deferring -= 1
+        if not _Termination.deferring and _Termination.pending is not None:
+            signum, _Termination.pending = _Termination.pending, None
+            raise SystemExit(128 + signum)
 
 
 def _terminateThroughSystemExit():
@@ -177,9 +257,19 @@ def saveArrays(path, **arrays):
     replaceAtomically(path, write)
 
 
-def loadArrays(path, what):
-    """The arrays of a state file, as a dict; FileNotFoundError naming it if it is missing."""
+def loadArrays(path, what, required=()):
+    """The arrays of a state file, as a dict; FileNotFoundError naming it if it is missing, ValueError naming it if it
+    cannot be read or lacks one of the required arrays."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"append=True: no state file {path!r} from an earlier run of this {what}")
-    with np.load(path, allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"append=True: the state file {path!r} is damaged ({type(error).__name__}: {error}); "
+                         "use another file or append=False") from None
+    missing = [key for key in required if key not in arrays]
+    if missing:
+        raise ValueError(f"append=True: the state file {path!r} is damaged or not a {what}'s: it holds no "
+                         f"{', '.join(missing)}; use another file or append=False")
+    return arrays

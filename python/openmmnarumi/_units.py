@@ -1,5 +1,8 @@
-"""Units shared by the analysis packages: OpenMM Quantities to plain numbers in OpenMM's units (nm, e, K), and
-potentials in kJ/mol/e to the units that files and plots show (kT/e at DEFAULT_TEMPERATURE unless told otherwise)."""
+"""Units shared by the analysis packages: OpenMM Quantities to plain numbers in OpenMM's units (nm, e, K), whole
+numbers (counts, intervals, strides) checked rather than truncated, and potentials in kJ/mol/e to the units that
+files and plots show (kT/e at DEFAULT_TEMPERATURE unless told otherwise)."""
+import operator
+
 import numpy as np
 
 #: The temperature (K) of kT/e when none is given, everywhere in openmmnarumi.
@@ -23,6 +26,25 @@ def stripUnit(quantity, unitName):
     except ImportError:  # pragma: no cover - openmm is a dependency
         pass
     return quantity
+
+
+def wholeNumber(name, value, minimum=None, what=""):
+    """value as an int: ValueError naming it unless it is a whole number (2.7 is refused, not truncated; 3.0 is 3) of
+    at least minimum; what (" of steps") goes into the message."""
+    message = f"{name} = {value!r} must be a whole number{what}" + ("" if minimum is None else f" >= {minimum}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        try:
+            real = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(message) from None
+        if not real.is_integer():
+            raise ValueError(message) from None
+        number = int(real)
+    if minimum is not None and number < minimum:
+        raise ValueError(message)
+    return number
 
 
 def nanometers(value):

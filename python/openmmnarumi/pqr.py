@@ -1,12 +1,13 @@
-"""PQR files (APBS, PDB2PQR): a PDB-like structure whose atoms carry their charge (e) and radius (A) in place of the
-occupancy and B-factor columns.  Read wherever a PDB is accepted; the charges and radii of the file are then used
-instead of a force field's."""
+"""Structure input of maps and HCP.  PQR files (APBS, PDB2PQR): a PDB-like structure whose atoms carry their charge
+(e) and radius (A) in place of the occupancy and B-factor columns; read wherever a PDB is accepted, the charges and
+radii of the file are then used instead of a force field's.  PDB files are read with OpenMM (readPDBFile), with an
+error naming the file when it holds no atoms."""
 import dataclasses
 import os
 
 import numpy as np
 
-__all__ = ["PQRStructure", "isPQR", "readPQR"]
+__all__ = ["PQRStructure", "isPQR", "readPDBFile", "readPQR"]
 
 
 @dataclasses.dataclass
@@ -23,6 +24,19 @@ class PQRStructure:
 def isPQR(path):
     """Whether a file is read as PQR: its extension is .pqr (any case)."""
     return os.path.splitext(os.fspath(path))[1].lower() == ".pqr"
+
+
+def readPDBFile(path):
+    """An openmm.app.PDBFile; ValueError naming the file if it cannot be read as a PDB with atoms (a file of another
+    format otherwise ends in an IndexError deep inside the reader)."""
+    import openmm.app as app
+    try:
+        pdb = app.PDBFile(os.fspath(path))
+    except (IndexError, KeyError, ValueError) as error:
+        raise ValueError(f"{path}: not a PDB file with atoms ({type(error).__name__}: {error})") from None
+    if pdb.topology.getNumAtoms() == 0:
+        raise ValueError(f"{path}: not a PDB file with atoms (no ATOM or HETATM record)")
+    return pdb
 
 
 def _element(atomName, residueName):
@@ -53,7 +67,13 @@ def readPQR(path):
         for number, line in enumerate(handle, 1):
             record = line[:6].strip().upper()
             if record == "CRYST1":
-                a, b, c, alpha, beta, gamma = (float(v) for v in line[6:54].split())
+                try:
+                    a, b, c, alpha, beta, gamma = (float(v) for v in line[6:54].split())
+                except ValueError as error:
+                    raise ValueError(f"{path}, line {number}: not a CRYST1 record ({error})") from None
+                if not (min(a, b, c) > 0 and all(0 < angle < 180 for angle in (alpha, beta, gamma))):
+                    raise ValueError(f"{path}, line {number}: CRYST1 gives no box (lengths {a:g} {b:g} {c:g} A must "
+                                     f"be positive, angles {alpha:g} {beta:g} {gamma:g} between 0 and 180 degrees)")
                 from openmm.app.internal.unitcell import computePeriodicBoxVectors
                 box = computePeriodicBoxVectors(a / 10, b / 10, c / 10, np.radians(alpha), np.radians(beta),
                                                 np.radians(gamma))

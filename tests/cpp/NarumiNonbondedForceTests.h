@@ -361,17 +361,54 @@ TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextMatchesNonbondedForce)
     EXPECT_TRUE(agree(updated, energyAndForces(oracle), tolerance()));
 }
 
-TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextMayTurnAnExclusionIntoAnException) {
+TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesToTurnAnExclusionIntoAnExceptionLikeNonbondedForce) {
     TestSystem solvated = solvatedMoleculeInCube();
     NonbondedSettings settings = periodic(1.0);
+    NonbondedForce* nonbonded = makeNonbondedForce(solvated, settings);
     Narumi* narumi = makeNarumiForce(solvated, settings);
-    auto system = makeSystem(solvated, {narumi});
-    VerletIntegrator integrator(0.001);
-    Context context(*system, integrator, platform(), properties());
+    auto oracleSystem = makeSystem(solvated, {nonbonded}), narumiSystem = makeSystem(solvated, {narumi});
+    VerletIntegrator oracleIntegrator(0.001), narumiIntegrator(0.001);
+    Context oracle(*oracleSystem, oracleIntegrator, getPlatform("Reference"));
+    Context context(*narumiSystem, narumiIntegrator, platform(), properties());
     context.setPositions(solvated.positions);
-    narumi->addException(0, 2, 0.05, 0.3, 0.4, true); // was a 1-3 exclusion in the ring
+    EnergyAndForces before = energyAndForces(context);
+    // Pair 0-2 is a 1-3 exclusion in the ring: it may not start to interact, in NonbondedForce either.
+    int ringExclusion = -1;
+    for (int i = 0; i < nonbonded->getNumExceptions() && ringExclusion < 0; i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        ringExclusion = (min(p1, p2) == 0 && max(p1, p2) == 2 ? i : -1);
+    }
+    ASSERT_GE(ringExclusion, 0);
+    nonbonded->setExceptionParameters(ringExclusion, 0, 2, 0.05, 0.3, 0.4);
+    EXPECT_THROW(nonbonded->updateParametersInContext(oracle), OpenMMException);
+    int index = narumi->addException(0, 2, 0.05, 0.3, 0.4, true);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(narumi->updateParametersInContext(context),
+                                       "the set of non-excluded exceptions has changed (exception " + to_string(index) +
+                                       ", particles 0 and 2, was excluded");
+    EXPECT_TRUE(agree(energyAndForces(context), before, 1e-12)) << "a refused update changed the Context";
+    // An interacting exception may be set to zero, in NonbondedForce too.
+    nonbonded->setExceptionParameters(ringExclusion, 0, 2, 0.0, 1.0, 0.0);
+    narumi->addException(0, 2, 0.0, 1.0, 0.0, true);
+    int zeroed = 0;
+    for (int i = 0; i < nonbonded->getNumExceptions() && zeroed < 3; i++) {
+        int p1, p2;
+        double chargeProd, sigma, epsilon;
+        nonbonded->getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
+        if (epsilon == 0)
+            continue;
+        nonbonded->setExceptionParameters(i, p1, p2, 0.0, sigma, 0.0);
+        narumi->addException(p1, p2, 0.0, sigma, 0.0, true);
+        zeroed++;
+    }
+    ASSERT_EQ(zeroed, 3);
+    nonbonded->updateParametersInContext(oracle);
     narumi->updateParametersInContext(context);
-    EXPECT_TRUE(agree(energyAndForces(context), evaluateHere(*system, solvated.positions), 1e-12));
+    oracle.setPositions(solvated.positions);
+    EnergyAndForces updated = energyAndForces(context);
+    EXPECT_GT(fabs(updated.energy - before.energy), 1e-3) << "the update changed nothing";
+    EXPECT_TRUE(agree(updated, energyAndForces(oracle), tolerance()));
 }
 
 TEST_P(NarumiNonbondedForceTest, UpdateParametersInContextRefusesNewExceptionPairs) {

@@ -6,6 +6,7 @@
 #include "NarumiTestSystems.h"
 #include "NonbondedForceConversion.h"
 #include "openmm/HarmonicBondForce.h"
+#include "openmm/serialization/XmlSerializer.h"
 #include <limits>
 
 using namespace OpenMMNarumi;
@@ -103,21 +104,28 @@ unique_ptr<System> systemWithTwoNonbondedForces(NonbondedForce::NonbondedMethod 
     return system;
 }
 
-TEST(Converter, ReplaceNonbondedForcesReplacesEveryOne) {
+string xmlOf(const Force& force) {
+    stringstream xml;
+    XmlSerializer::serialize<Force>(&force, "Force", xml);
+    return xml.str();
+}
+
+TEST(Converter, ReplaceNonbondedForcesReplacesEveryOneKeepingIndexGroupAndName) {
     unique_ptr<System> system = systemWithTwoNonbondedForces(NonbondedForce::NoCutoff);
-    const Force* bonds = &system->getForce(2);
+    system->getForce(1).setName("MyNB");
+    string bondsXml = xmlOf(system->getForce(2));
     EXPECT_EQ(replaceNonbondedForces(*system), 2);
     ASSERT_EQ(system->getNumForces(), 3);
-    vector<int> narumiGroups;
-    for (int i = 0; i < system->getNumForces(); i++) {
-        const Force& force = system->getForce(i);
-        EXPECT_EQ(dynamic_cast<const NonbondedForce*>(&force), nullptr) << "force " << i << " was not replaced";
-        if (dynamic_cast<const Narumi*>(&force) != nullptr)
-            narumiGroups.push_back(force.getForceGroup());
-        else
-            EXPECT_EQ(&force, bonds);
+    for (int i : {0, 1}) {
+        const Narumi* force = dynamic_cast<const Narumi*>(&system->getForce(i));
+        ASSERT_NE(force, nullptr) << "force " << i << " was not replaced in place";
+        EXPECT_EQ(force->getForceGroup(), i + 1);
     }
-    EXPECT_EQ(narumiGroups, (vector<int>{1, 2}));
+    EXPECT_EQ(system->getForce(0).getName(), "NarumiNonbondedForce"); // NonbondedForce's default name
+    EXPECT_EQ(system->getForce(1).getName(), "MyNB");
+    // The force after them is a copy of itself.
+    ASSERT_NE(dynamic_cast<const HarmonicBondForce*>(&system->getForce(2)), nullptr);
+    EXPECT_EQ(xmlOf(system->getForce(2)), bondsXml);
 }
 
 TEST(Converter, RefusesEwaldMethodsNamingThem) {

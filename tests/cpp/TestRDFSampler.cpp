@@ -16,6 +16,9 @@ using namespace std;
 
 TEST(RdfSampler, BadArgumentsThrowNamingTheValue) {
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 1.0, 0); }, "bins = 0");
+    // The engine's limit, before anything of that size is allocated.
+    expectThrowsNaming([] { RDFSampler({0, 1}, {}, 1.0, (1 << 20) + 1); }, "bins = 1048577 is outside 1 to 1048576");
+    EXPECT_EQ(RDFSampler({0, 1}, {}, 1.0, 1 << 20).getNumBins(), 1 << 20);
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 0.5, 10, 100, 0.5); }, "rMax = 0.5");
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 1.0, 10, 100, -0.25); }, "rMin = -0.25");
     expectThrowsNaming([] { RDFSampler({0, 1}, {}, 1.0, 10, 0); }, "samplingInterval = 0");

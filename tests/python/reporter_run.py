@@ -7,6 +7,8 @@ python3 reporter_run.py OUTDIR MODE [STEPS]; MODE says how the script ends:
   reporter-raises / integrator-raises
                 a reporter raises / the integrator meets NaN coordinates after STEPS steps
   append        continues OUTDIR's files from a checkpoint (OUTDIR/checkpoint.chk) with append=True
+  append-refused
+                the same with another RDF selection (which the reporter must refuse at its first report)
 After every report of the RDFReporter it prints "frame STEP WRITTEN", WRITTEN being the last step on disk.
 """
 import os
@@ -70,10 +72,11 @@ def main():
     platform = "CPU" if mode == "integrator-raises" else "Reference"
     simulation = app.Simulation(topology, system, integrator, openmm.Platform.getPlatformByName(platform))
     simulation.context.setPositions(positions)
-    append = mode == "append"
+    append = mode in ("append", "append-refused")
     if append:
         simulation.loadCheckpoint(os.path.join(outdir, "checkpoint.chk"))
-    rdf = RDFReporter(os.path.join(outdir, "rdf.csv"), INTERVAL, {"name": "O"}, rMax=0.9, bins=90, writeInterval=2,
+    selection = {"name": "H1"} if mode == "append-refused" else {"name": "O"}
+    rdf = RDFReporter(os.path.join(outdir, "rdf.csv"), INTERVAL, selection, rMax=0.9, bins=90, writeInterval=2,
                       append=append)
     potential = PotentialMapReporter(os.path.join(outdir, "map.dx"), INTERVAL, spacing=0.2, backend="cpu",
                                      writeInterval=2, append=append)

@@ -150,7 +150,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
             fail("msmOrder must be 3 (cubic) or 5 (quintic), got " + std::to_string(options_.msmOrder));
         const double finest = Msm::finestPresetAccuracy(options_.msmOrder, false);
         if (!(options_.msmAccuracy >= finest && options_.msmAccuracy < 1))
-            fail("msmAccuracy must be a relative RMS error from " + str(finest) + " to 1 for msmOrder " +
+            fail("msmAccuracy must be a relative RMS error of at least " + str(finest) + " and below 1 for msmOrder " +
                  std::to_string(options_.msmOrder) + ", got " + str(options_.msmAccuracy) + " (finer: set msmSpacing and msmCutoff)");
         if (!(options_.msmSpacing >= 0 && std::isfinite(options_.msmSpacing)))
             fail("msmSpacing must be a positive length in nm (0: from msmAccuracy), got " + str(options_.msmSpacing));

@@ -1,4 +1,5 @@
 #include "RdfEngine.h"
+#include "RdfLimits.h"
 #include "NarumiCommon/CudaAvailability.h"
 #include "NarumiCommon/ThreadPool.h"
 #include <algorithm>
@@ -13,7 +14,6 @@ namespace OpenMMNarumi::Rdf {
 
 namespace {
 
-const int MAX_BINS = 1 << 20;          // bins stay exact integers in the float bin arithmetic
 const double CELL_MARGIN = 1e-5;       // cells are at least rMax (1 + margin) wide: float rounding never splits a pair
 const double FILTER_MARGIN = 1e-6;     // the squared-distance prefilter never rejects a pair inside the last bin
 const double ZERO_TOLERANCE = 1e-6;    // box entries below this fraction of the box size are zero (float32 DCD cells)

@@ -43,8 +43,12 @@ public:
     static double calcDispersionCorrection(const OpenMM::System& system, const NarumiNonbondedForce& force);
 
 private:
+    /** The indices of the exceptions that interact (chargeProd or epsilon not 0), ascending. */
+    static std::vector<int> interactingExceptions(const NarumiNonbondedForce& force);
+
     const NarumiNonbondedForce& owner;
     OpenMM::Kernel kernel;
+    std::vector<int> interacting; // interactingExceptions(owner) when the Context was created: no other may interact
 };
 
 } // namespace OpenMMNarumi

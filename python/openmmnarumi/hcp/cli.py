@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 
+from .._reporting import checkOutputPath
 from .._units import DEFAULT_TEMPERATURE, POTENTIAL_UNITS, unitFactor
 from .engine import DEFAULT_THRESHOLDS, SurfacePotential
 from .molecule import readMolecule
@@ -68,8 +69,21 @@ def _parseArguments(argv):
                      f"(default {' '.join(f'{h:g}' for h in DEFAULT_THRESHOLDS)})")
     if args.output and len(args.pdb) > 1:
         parser.error("--output names the files of one input; with several inputs each gets its own name")
-    unitFactor(args.units, args.temperature)
+    # Checked before any computation rather than when the results are written.
+    if not args.temperature > 0:
+        parser.error(f"--temperature {args.temperature:g}: the temperature must be positive (K)")
+    try:
+        unitFactor(args.units, args.temperature)
+        for path in args.pdb:
+            checkOutputPath(_outputPrefix(path, args) + ".csv", "--output")
+    except ValueError as error:
+        parser.error(str(error))
     return args
+
+
+def _outputPrefix(path, args):
+    """PREFIX of one input's files: --output, else the input's name without its extension (current folder)."""
+    return args.output or os.path.splitext(os.path.basename(path))[0]
 
 
 def _surfacePotential(path, args, prefix):
@@ -114,7 +128,7 @@ def main(argv=None):
     status = 0
     inputs = tqdm(args.pdb, unit="structure", desc="HCP", disable=True if args.quiet or len(args.pdb) == 1 else None)
     for path in inputs:
-        prefix = args.output or os.path.splitext(os.path.basename(path))[0]
+        prefix = _outputPrefix(path, args)
         try:
             lines = _surfacePotential(path, args, prefix)
         except (ValueError, OSError) as error:

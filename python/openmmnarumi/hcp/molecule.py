@@ -6,7 +6,7 @@ from .. import _hcp
 from .._deprecation import deprecatedAlias, renamedKeywords
 from .._system import chargesFromSystem
 from .._units import positionsInNanometers
-from ..pqr import isPQR, readPQR
+from ..pqr import isPQR, readPDBFile, readPQR
 
 __all__ = ["BONDI_RADII", "DEFAULT_RADIUS", "atomicRadii", "componentIndices", "electrostaticSize", "prepareMolecule",
            "readMolecule", "assembleCopies"]
@@ -67,7 +67,7 @@ def prepareMolecule(pdbFile, forcefield=("amber14-all.xml",), keepSolvent=False,
     added (Modeller.addHydrogens at pH) when the force field cannot match the residues as they are."""
     import openmm.app as app
     import openmm.unit as unit
-    pdb = app.PDBFile(pdbFile)
+    pdb = readPDBFile(pdbFile)
     modeller = app.Modeller(pdb.topology, pdb.positions)
     if not keepSolvent:
         modeller.delete([residue for residue in modeller.topology.residues() if _isSolvent(residue)])

@@ -3,6 +3,7 @@ import argparse
 import os
 import sys
 
+from .._reporting import checkOutputPath
 from .._units import DEFAULT_TEMPERATURE, unitFactor
 from .result import mapFormat
 from .structure import DEFAULT_FORCEFIELD, potentialMapFromStructure, potentialMapFromTrajectory
@@ -60,6 +61,7 @@ def main(argv=None):
     try:
         unitFactor(args.units, args.temperature)
         mapFormat(args.output)  # before the work, not after it
+        checkOutputPath(args.output, "--output")
         if args.trajectory:
             result = potentialMapFromTrajectory(args.trajectory, args.pdb, args.forcefield, args.spacing, args.method,
                                                 args.cutoff, None, args.margin, periodic, args.stride, args.accumulation,

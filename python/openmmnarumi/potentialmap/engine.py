@@ -28,6 +28,8 @@ def boxInNanometers(boxVectors):
     box = np.asarray([[v[0], v[1], v[2]] for v in values], dtype=np.float64)
     if box.shape != (3, 3):
         raise ValueError(f"boxVectors must be 3 vectors of 3 components, got shape {box.shape}")
+    if not (np.all(np.isfinite(box)) and min(box[0, 0], box[1, 1], box[2, 2]) > 0):
+        raise ValueError(f"boxVectors must be finite with positive widths (OpenMM's reduced form), got {box.tolist()}")
     return box
 
 

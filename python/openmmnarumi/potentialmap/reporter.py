@@ -3,10 +3,10 @@ import os
 
 import numpy as np
 
-from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, loadArrays,
-                          replaceAtomically, saveArrays, statePath, watchReporter)
+from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, claimOutputPaths,
+                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter)
 from .._system import chargesFromSystem, nonbondedCutoff
-from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor
+from .._units import DEFAULT_TEMPERATURE, nanometers, stripUnit, unitFactor, wholeNumber
 from .engine import METHODS, PERIODIC_METHODS, boxInNanometers, checkMsmSettings, createEngine, makeLattice
 from .result import PotentialMap, mapFormat
 
@@ -48,15 +48,16 @@ class PotentialMapReporter:
     everything once more, the PNG slice (png=True: same stem; a path; False) included.
 
     append=True continues the average of an earlier run of this reporter from its state file (after a restart from an
-    OpenMM checkpoint): frames at steps the state already holds are not counted twice.
+    OpenMM checkpoint): frames at steps the state already holds are not counted twice.  A run that takes no frame
+    writes nothing, so an earlier run's files stay.  The reporter's files are its own until close(): another open
+    reporter of the process writing one of them, or two of them being one file, is refused when it is created.
     """
 
     def __init__(self, file, reportInterval, spacing=0.05, method="cutoff", cutoff=None, region=None, margin=0.5,
                  accumulation="compensated", backend="auto", units="kT/e", temperature=DEFAULT_TEMPERATURE, png=True,
                  charges=None, sliceAxis="z", writeInterval=10, writeSeconds=60.0, append=False, cudaDevice=None,
                  msmAccuracy=1e-3, msmOrder=5):
-        if int(reportInterval) <= 0:
-            raise ValueError(f"reportInterval = {reportInterval} must be a positive number of steps")
+        reportInterval = wholeNumber("reportInterval", reportInterval, 1, " of steps")
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         if sliceAxis not in ("x", "y", "z"):
@@ -74,12 +75,15 @@ class PotentialMapReporter:
         pngPath = (os.path.splitext(file)[0] + ".png") if png is True else (os.fspath(png) if png else None)
         if pngPath is not None:
             checkOutputPath(pngPath, "PotentialMapReporter png")
-        self._reportInterval = int(reportInterval)
+        self._reportInterval = reportInterval
         self._options = dict(spacing=spacing, method=method, cutoff=None if cutoff is None else nanometers(cutoff),
                              region=region, margin=margin, accumulation=accumulation, backend=backend, charges=charges,
                              cudaDevice=cudaDevice, msmAccuracy=msmAccuracy, msmOrder=msmOrder)
         self._accumulation = _MapAccumulation(file, pngPath, units, temperature, sliceAxis,
                                               UpdateSchedule(writeInterval, writeSeconds), append)
+        # Last, once every check has passed: from here on the reporter holds its files until close().
+        self._accumulation.claim = claimOutputPaths("PotentialMapReporter", {
+            "file": file, "state file": statePath(file), "png": pngPath})
         self._finalizer = watchReporter(self, self._accumulation)
         self._closed = False
 
@@ -105,9 +109,8 @@ class PotentialMapReporter:
             return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
         positions = state.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
         box = boxInNanometers(state.getPeriodicBoxVectors()) if accumulation.periodic else None
-        accumulation.engine.accumulate(np.asarray(positions, dtype=np.float64), box)
-        accumulation.lastStep = step
-        accumulation.reported()
+        positions = np.asarray(positions, dtype=np.float64)
+        accumulation.takeFrame(step, lambda: accumulation.engine.accumulate(positions, box))
 
     @property
     def backend(self):
@@ -154,8 +157,10 @@ class _MapAccumulation(Accumulation):
         self.method = None
         self.cutoff = None
         self.msmSettings = None
-        self.appended = loadArrays(self.statePath, "PotentialMapReporter") if append else None
-        self.appendedLastStep = -1 if self.appended is None else int(self.appended["lastStep"])
+        self.appended = loadArrays(self.statePath, "PotentialMapReporter", ("average", "frames", "lastStep")) \
+            if append else None
+        # The earlier run's last step stays the last step on disk until this run takes a frame after it.
+        self.appendedLastStep = self.lastStep = -1 if self.appended is None else int(self.appended["lastStep"])
 
     def start(self, system, state, spacing, method, cutoff, region, margin, accumulation, backend, charges, cudaDevice,
               msmAccuracy, msmOrder):

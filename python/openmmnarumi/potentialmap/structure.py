@@ -3,9 +3,9 @@ import numpy as np
 
 from .._optional import importMdtraj
 from .._system import chargesFromSystem
-from .._units import nanometers, positionsInNanometers
+from .._units import nanometers, positionsInNanometers, wholeNumber
 from .engine import PERIODIC_METHODS, computePotentialMap, createEngine, makeLattice
-from ..pqr import isPQR, readPQR
+from ..pqr import isPQR, readPDBFile, readPQR
 from .result import PotentialMap
 
 __all__ = ["potentialMapFromStructure", "potentialMapFromTrajectory"]
@@ -33,12 +33,11 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
                               addHydrogens=True, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The map of one structure: a PDB with force-field charges, or a PQR file with its own charges.  Lengths in nm
     (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff' or 'msm'."""
-    import openmm.app as app
     if isPQR(pdbFile):
         structure = readPQR(pdbFile)
         charges, positions, box = structure.charges, structure.positions, structure.boxVectors
     else:
-        pdb = app.PDBFile(pdbFile)
+        pdb = readPDBFile(pdbFile)
         system, modeller = _systemFromStructure(pdb, forcefield, addHydrogens)
         charges = chargesFromSystem(system)
         positions = positionsInNanometers(modeller.positions)
@@ -57,9 +56,9 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                                msmAccuracy=1e-3, msmOrder=5):
     """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB."""
     mdtraj = importMdtraj("potentialMapFromTrajectory (narumi-map --trajectory)")
-    import openmm.app as app
     from tqdm import tqdm
-    pdb = app.PDBFile(topologyFile)
+    stride = wholeNumber("stride", stride, 1)
+    pdb = readPDBFile(topologyFile)
     system, modeller = _systemFromStructure(pdb, forcefield, addHydrogens=False)
     charges = chargesFromSystem(system)
     engine = None

@@ -5,6 +5,8 @@ import sys
 from .result import metadataPath, outputPaths
 from .trajectory import computeRDFTrajectory
 
+from .._reporting import checkOutputPath
+
 from .._version import __version__
 from .._devices import cudaDeviceArgument
 
@@ -40,7 +42,9 @@ def _parseArguments(argv):
 def main(argv=None):
     """The command line (argv: its arguments, default sys.argv[1:]); returns the exit status."""
     args = _parseArguments(argv)
+    csvPath, pngPath = outputPaths(args.output)
     try:
+        checkOutputPath(csvPath, "--output")  # before the work, not after it
         result = computeRDFTrajectory(args.trajectory, args.top, args.sel1, args.sel2, rMax=args.r_max,
                                       bins=args.bins, rMin=args.r_min, exclusion=args.exclude, stride=args.stride,
                                       backend=args.backend, algorithm=args.algorithm, progress=not args.quiet,
@@ -48,7 +52,6 @@ def main(argv=None):
     except (ValueError, RuntimeError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    csvPath, pngPath = outputPaths(args.output)
     result.writeCSV(csvPath)
     result.writeMetadata(metadataPath(csvPath))
     if args.png:

@@ -6,11 +6,11 @@ import warnings
 import numpy as np
 
 from .._deprecation import renamedKeywords
-from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, loadArrays,
-                          replaceAtomically, saveArrays, statePath, watchReporter)
-from .._units import nanometers, nanometers3
-from .result import RDFCounts, RDFResult, metadataPath, outputPaths
-from .selection import exclusionGroups, selectAtoms
+from .._reporting import (Accumulation, UpdateSchedule, checkAppendedSettings, checkOutputPath, claimOutputPaths,
+                          loadArrays, replaceAtomically, saveArrays, statePath, watchReporter)
+from .._units import nanometers, wholeNumber
+from .result import RDFCounts, RDFResult, metadataPath, outputPaths, referenceVolumeInNanometers3
+from .selection import checkSelection, exclusionGroups, selectAtoms
 
 __all__ = ["RDFReporter"]
 
@@ -38,7 +38,10 @@ class RDFReporter:
     after an exception or SIGTERM) and the reporter's finalizer write everything once more, PNG included.
 
     append=True continues the accumulation of an earlier run of this reporter from its state file (after a
-    restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.
+    restart from an OpenMM checkpoint): frames at steps the state already holds are not counted twice.  A run that
+    takes no frame (refused at its first report, or ended before it) writes nothing, so an earlier run's files stay.
+    The reporter's files are its own until close(): another open reporter of the process writing one of them, or
+    two of them being one file, is refused when it is created (docs/reporters.md).
     """
 
     @renamedKeywords(plot="png")
@@ -51,28 +54,30 @@ class RDFReporter:
             warnings.warn("RDFReporter: backend and algorithm are deprecated and ignored (the Context's platform "
                           "computes the frames); they will be removed in the next release", DeprecationWarning,
                           stacklevel=2)
-        if int(reportInterval) < 1:
-            raise ValueError(f"reportInterval = {reportInterval} must be at least 1 step")
-        for name, selection in (("selection1", selection1), ("selection2", selection2)):
-            if selection is not None and not isinstance(selection, (str, dict)) and len(selection) == 0:
-                raise ValueError(f"{name} is empty: it must select at least one atom")
+        reportInterval = wholeNumber("reportInterval", reportInterval, 1, " of steps")
+        selection1 = checkSelection("selection1", selection1)
+        if selection2 is not None:
+            selection2 = checkSelection("selection2", selection2)
         if not (exclusion is None or exclusion in ("residue", "molecule") or not isinstance(exclusion, str)):
             raise ValueError(f"exclusion = {exclusion!r} must be None, 'residue', 'molecule' or a group per atom")
         try:  # the C++ class checks range and bins now; the selections are checked against the System later
-            settings = RDFSampler([], [], nanometers(rMax), int(bins), 1, nanometers(rMin))
+            settings = RDFSampler([], [], nanometers(rMax), wholeNumber("bins", bins), 1, nanometers(rMin))
         except openmm.OpenMMException as error:
             raise ValueError(f"RDFReporter: {error}") from None
+        referenceVolume = referenceVolumeInNanometers3(referenceVolume)
         csvPath, pngPath = outputPaths(os.fspath(file))
         checkOutputPath(csvPath, "RDFReporter file")
         pngPath = pngPath if png is True else (os.fspath(png) if png else None)
         if pngPath is not None:
             checkOutputPath(pngPath, "RDFReporter png")
-        self._reportInterval = int(reportInterval)
+        self._reportInterval = reportInterval
         self._selections = (selection1, selection2)
         self._exclusion = exclusion
-        self._accumulation = _RDFAccumulation(csvPath, pngPath, settings,
-                                              None if referenceVolume is None else nanometers3(referenceVolume),
+        self._accumulation = _RDFAccumulation(csvPath, pngPath, settings, referenceVolume,
                                               UpdateSchedule(writeInterval, writeSeconds), append)
+        # Last, once every check has passed: from here on the reporter holds its files until close().
+        self._accumulation.claim = claimOutputPaths("RDFReporter", {
+            "file": csvPath, "JSON sidecar": metadataPath(csvPath), "state file": statePath(csvPath), "png": pngPath})
         self._finalizer = watchReporter(self, self._accumulation)
         self._closed = False
 
@@ -88,15 +93,16 @@ class RDFReporter:
             raise RuntimeError("this RDFReporter was closed")
         accumulation = self._accumulation
         if accumulation.sampler is None:
+            if accumulation.referenceVolume is None and not simulation.system.usesPeriodicBoundaryConditions():
+                raise ValueError("RDFReporter: the System has no periodic box, so g(r) needs referenceVolume (nm^3) "
+                                 "to be normalised; give it when creating the reporter")
             accumulation.attach(simulation.context, self._samplerSettings(simulation))
         elif accumulation.context is not simulation.context or not accumulation.sampler.isAttached():
             accumulation.attach(simulation.context, accumulation.sampler.getSettings())
         step = simulation.currentStep
         if step <= accumulation.appendedLastStep:
             return  # the earlier run's state holds this step's frame (a restart from an older checkpoint)
-        accumulation.sampler.sample()
-        accumulation.lastStep = step
-        accumulation.reported()
+        accumulation.takeFrame(step, accumulation.sampler.sample)
 
     def _samplerSettings(self, simulation):
         import openmm
@@ -160,7 +166,9 @@ class _RDFAccumulation(Accumulation):
         self.context = None
         self.platform = None
         self.earlier = RDFCounts.empty(settings.getNumBins())
-        self.appended = loadArrays(self.statePath, "RDFReporter") if append else None
+        self.appended = loadArrays(self.statePath, "RDFReporter", ("counts", "frames", "framesWithoutBox",
+                                                                  "sumInverseVolume", "pairsPerFrame", "lastStep")) \
+            if append else None
         self.appendedLastStep = -1
         if self.appended is not None:
             self.earlier = RDFCounts(counts=self.appended["counts"].astype(np.uint64),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._deprecation import deprecatedAlias
+from .._units import nanometers3
 
 __all__ = ["RDFCounts", "RDFResult"]
 
@@ -81,8 +82,9 @@ class RDFResult:
         if counts.framesWithoutBox > 0 and referenceVolume is None:
             raise ValueError(f"{counts.framesWithoutBox} frames had no periodic box: pass referenceVolume to normalise "
                              "g(r)")
+        referenceVolume = referenceVolumeInNanometers3(referenceVolume)
         sumInverseVolume = counts.sumInverseVolume + (
-            counts.framesWithoutBox / float(referenceVolume) if counts.framesWithoutBox else 0.0)
+            counts.framesWithoutBox / referenceVolume if counts.framesWithoutBox else 0.0)
         if counts.pairsPerFrame <= 0:
             raise ValueError(f"g(r) is undefined: there are no atom pairs to normalise by (selection sizes {size1} "
                              f"and {size2})")
@@ -148,6 +150,17 @@ def _jsonValue(value):
     if isinstance(value, (str, int, float, bool, type(None), list, dict)):
         return value
     return str(value)
+
+
+def referenceVolumeInNanometers3(volume):
+    """None, or a reference volume (nm^3, or a volume Quantity) as a float: ValueError naming it unless it is positive
+    and finite (RDFEngine.setReferenceVolume's rule)."""
+    if volume is None:
+        return None
+    value = nanometers3(volume)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"referenceVolume = {value} nm^3 must be positive and finite")
+    return value
 
 
 def outputPaths(file):

@@ -1,6 +1,6 @@
 """g(r) sampled inside OpenMM's Context by the openmmnarumi.RDFSampler force, and its result as an RDFResult."""
-from .._units import nanometers, nanometers3
-from .result import RDFCounts, RDFResult
+from .._units import nanometers
+from .result import RDFCounts, RDFResult, referenceVolumeInNanometers3
 from .selection import bondedMolecules, exclusionGroups, selectAtoms
 
 __all__ = ["createSampler", "samplerResult"]
@@ -36,6 +36,7 @@ def samplerResult(sampler, context, referenceVolume=None, **metadata):
     The normalisation is RDFEngine's (docs/rdf.md), evaluated in the same order, so a sampler and an engine that saw
     the same frames give the same numbers.  referenceVolume (nm^3) normalises frames without a periodic box.
     """
+    referenceVolume = referenceVolumeInNanometers3(referenceVolume)
     counts = RDFCounts.fromSamplerResult(sampler.getResult(context))
     if counts.frames == 0:
         raise RuntimeError("the RDFSampler has sampled no frame yet (frames are taken at the start of each step whose "
@@ -46,4 +47,4 @@ def samplerResult(sampler, context, referenceVolume=None, **metadata):
                 samplingInterval=sampler.getSamplingInterval())
     info.update(metadata)
     return RDFResult.fromCounts(counts, sampler.getRMin(), sampler.getRMax(), size1, size2,
-                                None if referenceVolume is None else nanometers3(referenceVolume), **info)
+                                referenceVolume, **info)

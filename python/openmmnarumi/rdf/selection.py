@@ -14,6 +14,37 @@ def _asSet(value):
     return {value} if isinstance(value, (str, int)) else set(value)
 
 
+def checkSelection(name, selection):
+    """ValueError naming selection unless it has the form of one (checked before any topology is known): atom indices
+    (whole numbers, at least one), a selection string, or a query dict with at least one known key.  Returns the
+    indices as a list of ints, or the string or dict as it is."""
+    if selection is None:
+        raise ValueError(f"{name} is None: give atom indices, a selection string or a query dict")
+    if isinstance(selection, str):
+        if not selection.strip():
+            raise ValueError(f"{name} is an empty selection string")
+        return selection
+    if isinstance(selection, dict):
+        if not selection:
+            raise ValueError(f"{name} = {{}} has no query key (it would select every atom); use some of "
+                             f"{sorted(_QUERY_KEYS)}")
+        unknown = set(selection) - _QUERY_KEYS
+        if unknown:
+            raise ValueError(f"unknown selection keys {sorted(unknown)}; use {sorted(_QUERY_KEYS)}")
+        return selection
+    try:
+        indices = np.asarray(selection).ravel()
+    except ValueError:
+        raise ValueError(f"{name} = {selection!r} is not a flat list of atom indices") from None
+    if len(indices) == 0:
+        raise ValueError(f"{name} is empty: it must select at least one atom")
+    if indices.dtype.kind not in "iu":
+        for value in indices.tolist():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
+                raise ValueError(f"{name} holds {value!r}: atom indices must be whole numbers")
+    return [int(i) for i in indices]
+
+
 def selectAtoms(topology, selection):
     """Atom indices of a selection: indices, an mdtraj selection string, or a query dict on an OpenMM Topology.
 
@@ -24,10 +55,8 @@ def selectAtoms(topology, selection):
         mdtraj = importMdtraj("a selection string (pass atom indices or a query dict instead)")
         mdTopology = topology if isinstance(topology, mdtraj.Topology) else mdtraj.Topology.from_openmm(topology)
         return [int(i) for i in mdTopology.select(selection)]
+    selection = checkSelection("selection", selection)
     if isinstance(selection, dict):
-        unknown = set(selection) - _QUERY_KEYS
-        if unknown:
-            raise ValueError(f"unknown selection keys {sorted(unknown)}; use {sorted(_QUERY_KEYS)}")
         if topology is None:
             raise ValueError("a query selection needs a topology")
         wanted = {key: _asSet(value) for key, value in selection.items()}
@@ -41,8 +70,7 @@ def selectAtoms(topology, selection):
             if all(properties[key] in values for key, values in wanted.items()):
                 indices.append(atom.index)
         return indices
-    indices = [int(i) for i in np.asarray(selection, dtype=np.int64).ravel()]
-    return indices
+    return selection
 
 
 def exclusionGroups(topology, exclusion, molecules=None):

@@ -3,7 +3,7 @@ import os
 
 from .._deprecation import deprecatedAlias
 from .._optional import importMdtraj
-from .._units import nanometers
+from .._units import nanometers, wholeNumber
 from .engine import RDFEngine
 from .result import RDFResult
 from .selection import exclusionGroups, selectAtoms
@@ -20,6 +20,18 @@ def _frameCount(trajectory):
         return None
 
 
+def _loadTopology(mdtraj, path):
+    """mdtraj's topology of a file; ValueError naming the file if it cannot be read (a PDB without atoms, another
+    format under a known extension), where mdtraj raises IndexError deep inside its reader."""
+    try:
+        topology = mdtraj.load_topology(os.fspath(path))
+    except (IndexError, KeyError) as error:
+        raise ValueError(f"{path}: not a topology mdtraj can read ({type(error).__name__}: {error})") from None
+    if topology.n_atoms == 0:
+        raise ValueError(f"{path}: the topology has no atoms")
+    return topology
+
+
 def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax=1.0, bins=200, rMin=0.0,
                          exclusion=None, stride=1, chunk=100, backend="auto", algorithm="auto", progress=True,
                          cudaDevice=0):
@@ -33,14 +45,15 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
     mdtraj = importMdtraj("computeRDFTrajectory (narumi-rdf)")
     from tqdm import tqdm
 
-    mdTopology = mdtraj.load_topology(topology) if isinstance(topology, (str, os.PathLike)) else topology
+    stride = wholeNumber("stride", stride, 1)
+    mdTopology = _loadTopology(mdtraj, topology) if isinstance(topology, (str, os.PathLike)) else topology
     indices1 = selectAtoms(mdTopology, selection1)
     indices2 = None if selection2 is None else selectAtoms(mdTopology, selection2)
     if len(indices1) == 0:
         raise ValueError(f"selection1 {selection1!r} matched no atoms")
     if indices2 is not None and len(indices2) == 0:
         raise ValueError(f"selection2 {selection2!r} matched no atoms")
-    engine = RDFEngine(mdTopology.n_atoms, indices1, indices2, rMax=nanometers(rMax), bins=int(bins),
+    engine = RDFEngine(mdTopology.n_atoms, indices1, indices2, rMax=nanometers(rMax), bins=wholeNumber("bins", bins),
                        rMin=nanometers(rMin), exclusionGroups=exclusionGroups(mdTopology, exclusion),
                        backend=backend, algorithm=algorithm, cudaDevice=cudaDevice)
     total = _frameCount(os.fspath(trajectory))
