@@ -36,8 +36,6 @@ struct NarumiDeviceSettings {
     int fewSearchWarpsFromWaves = 4;
     /** The pair kernel's warps take the list in chunks from a shared counter (else one fixed run each). */
     bool tileChunks = true;
-    /** The neighbour list's skin chosen from its rebuild rate (NarumiListSkin), else the narrow skin throughout. */
-    bool listSkinChosen = true;
 
     /** One line for narumi-check and the stage report: the class and each setting. */
     std::string describe() const;
@@ -46,7 +44,8 @@ struct NarumiDeviceSettings {
 /**
  * The settings for a GPU.  Measured on the H100: every setting.  For FloatRate GPUs Narumi's sums stay float + int32
  * pairs (a double add costs 32-64 float adds there); the settings that depend on the GPU's size are relative to it
- * (search warps from its waves, tile chunks from its warps), and the skin's choice depends on the atoms' motion only.
+ * (search warps from its waves, tile chunks from its warps).  The list's skin is no setting of the GPU: it follows the
+ * atoms' motion (NarumiListSkin) on every GPU.
  */
 NarumiDeviceSettings chooseNarumiDeviceSettings(const NarumiDeviceProperties& gpu);
 

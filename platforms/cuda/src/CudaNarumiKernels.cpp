@@ -221,10 +221,9 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
                     method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
     // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
     // buffer, as OpenMM and GROMACS keep theirs), the skin chosen from how often that happens (NarumiListSkin).
-    // The speed settings chosen for this GPU (NarumiDeviceSettings), each of which a measurement switch may override.
-    double fixedSkin = listSkinFromEnvironment();
-    listSkin = NarumiListSkin(fixedSkin < 0 && !deviceSettings.listSkinChosen ? NarumiListSkin::NARROW : fixedSkin);
+    listSkin = NarumiListSkin(listSkinFromEnvironment());
     applyListSkin(listSkin.current());
+    // The speed settings chosen for this GPU (NarumiDeviceSettings), each of which a measurement switch may override.
     data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", deviceSettings.tileChunks) ? 1 : 0;
     data.searchWarps = searchWarpsFromEnvironment();
     data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;

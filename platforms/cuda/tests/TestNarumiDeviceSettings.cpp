@@ -52,14 +52,13 @@ TEST(NarumiDeviceSettings, FloatRateGpusKeepFloatAndInt32Pairs) {
 }
 
 TEST(NarumiDeviceSettings, SettingsRelativeToTheGpusSizeAreTheSameOnEveryClass) {
-    // The search's thread blocks are chosen from the GPU's own waves, the tile chunks from its own warps and the skin
-    // from the atoms' motion: the rules themselves are the H100's on every GPU.
+    // The search's thread blocks are chosen from the GPU's own waves and the tile chunks from its own warps: the rules
+    // themselves are the H100's on every GPU.
     for (const auto* list : {&DOUBLE_RATE_GPUS, &FLOAT_RATE_GPUS})
         for (const NarumiDeviceProperties& properties : *list) {
             NarumiDeviceSettings settings = chooseNarumiDeviceSettings(properties);
             EXPECT_EQ(settings.fewSearchWarpsFromWaves, 4) << properties.name;
             EXPECT_TRUE(settings.tileChunks) << properties.name;
-            EXPECT_TRUE(settings.listSkinChosen) << properties.name;
         }
 }
 
