@@ -2,9 +2,9 @@
 # Build, tests and benchmarks on a GPU machine without network access, from a copy of the repository that holds what
 # scripts/prepare_device_carry.sh gathered (.whl, .deps, and the data in .carry/data or $NARUMI_DATA_DIR):
 #   bash scripts/device_test.sh [--bench SECTIONS] [--tests PATTERN]
-# Installs the carried wheels into the default python3, builds and installs the whole project with CUDA (the C++ tests'
+# Installs the wheels of .whl into the default python3, builds and installs the whole project with CUDA (the C++ tests'
 # build), installs over it the openmm-narumi wheel built and tested on the CPU machine when one for this Python is
-# carried in .whl/project (prepare_device_carry.sh --wheel), checks that NarumiNonbondedForce runs on CUDA
+# found in .whl/project (prepare_device_carry.sh --wheel), checks that NarumiNonbondedForce runs on CUDA
 # (python -m openmmnarumi --check --require-cuda), runs every C++ test (ctest; a skipped cuda.* test is a failure here:
 # the GPU was not seen) and the Python tests against the installed package (the NVE drift tests, CPU work, are left to
 # CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
