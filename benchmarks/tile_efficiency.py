@@ -28,7 +28,7 @@ lane of the block's atoms inside their cutoff, and each partner given, densest f
 fewest new rotation steps (greedy).  Last, for the distance-class order, a schedule with two of the block's atoms per
 lane (two_atoms_per_lane_steps: each step reads and writes a partner's sums once for two pairs): its sub-steps and
 steps executed per tile, and the shared-memory wavefronts per tile of both schedules (a kernel built on it was 1.8x
-slower on an H100: docs/benchmarks.md, "Two of the block's atoms per lane").
+slower on an H100: docs/benchmarks.md, "Design decisions").
 """
 import argparse
 import os

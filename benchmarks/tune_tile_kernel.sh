@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Occupancy sweep of the pair kernel on the GPU machine, in one call of the device tool:
-#   run(command="bash benchmarks/tune_tile_kernel.sh [MIN_BLOCKS ...]", carry=[".whl", ".deps", ".carry/data"])
+# Occupancy sweep of the pair kernel on a GPU machine (prepared as for scripts/device_test.sh):
+#   bash benchmarks/tune_tile_kernel.sh [MIN_BLOCKS ...]
 # For each value (default: 1 9 10 12) builds the plugin with -DNARUMI_TILE_MIN_BLOCKS=N (the __launch_bounds__
 # minimum blocks per multiprocessor of computeTiles, which caps its registers), prints the registers and spills ptxas
 # reports, then benchmarks/profile_nonbonded.py on DHFR and a ~100k-atom water box (stage times, ms per step).

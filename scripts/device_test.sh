@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The GPU machine's whole job in one call (the device tool), carrying what scripts/prepare_device_carry.sh gathers:
-#   run(command="bash scripts/device_test.sh [--bench SECTIONS] [--tests PATTERN]",
-#       carry=[".whl", ".deps", ".carry/data"])
-# Installs the carried wheels into the default python3, builds and installs the whole project with CUDA (the C++ tests'
+# Build, tests and benchmarks on a GPU machine without network access, from a copy of the repository that holds what
+# scripts/prepare_device_carry.sh gathered (.whl, .deps, and the data in .carry/data or $NARUMI_DATA_DIR):
+#   bash scripts/device_test.sh [--bench SECTIONS] [--tests PATTERN]
+# Installs the wheels of .whl into the default python3, builds and installs the whole project with CUDA (the C++ tests'
 # build), installs over it the openmm-narumi wheel built and tested on the CPU machine when one for this Python is
-# carried in .whl/project (prepare_device_carry.sh --wheel), checks that NarumiNonbondedForce runs on CUDA
+# found in .whl/project (prepare_device_carry.sh --wheel), checks that NarumiNonbondedForce runs on CUDA
 # (python -m openmmnarumi --check --require-cuda), runs every C++ test (ctest; a skipped cuda.* test is a failure here:
 # the GPU was not seen) and the Python tests against the installed package (the NVE drift tests, CPU work, are left to
 # CI), then the benchmarks named in SECTIONS (comma-separated, or "all"):
@@ -27,8 +27,8 @@
 # NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
 # the multi-device tests, C++ and Python.
 # --tests PATTERN limits ctest to tests matching it (-R) and pytest to tests/python/test_PATTERN*.py (each
-# alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the carried folders
-# are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
+# alternative of A|B; "none" skips both).  A copy of a worktree under .carry/NAME runs the same way (cd .carry/NAME first): the folders of
+# prepare_device_carry.sh are then found two levels up.  Logs, tables, JSON and kernel resource usage go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}

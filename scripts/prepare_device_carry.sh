@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# Run here, before using the GPU machine (the device tool): gathers what that machine lacks into git-ignored
-# folders that a device call names in `carry`:
+# Run on a machine with network access, before using a GPU machine without it: gathers what that machine lacks into
+# git-ignored folders, to be copied there with the repository:
 #   .whl/   cp312 wheels of the pinned openmm, openmm-cuda-13 and swig (it has Python 3.12, no network), in
 #           .whl/extra/ mdtraj, MDAnalysis, dask, distributed and gridDataFormats for the analysis tests and benchmarks (with the
 #           dependencies that machine's image lacks), and in .whl/extra/if-missing/ small dependencies that the
 #           image has (docs: its package list), installed there only where an import fails
 #   .deps/  deps.tar.xz: GoogleTest sources and Eigen headers from this machine's Debian packages, packed (unpacked
 #           there by scripts/device_deps.sh)
-# Then: run(command="bash scripts/device_test.sh", carry=[".whl", ".deps", ".carry/data"]) (copy ../shared/data to
-# .carry/data for the benchmarks).
+# Then, on the GPU machine: bash scripts/device_test.sh (copy ../shared/data to .carry/data for the benchmarks).
 #   .whl/project/  with --wheel: the openmm-narumi wheel for the GPU machine's Python 3.12, built and tested here by
 #           tests/wheel (pip wheel with build isolation, a new venv, a CPU simulation, the command lines; about 15
 #           minutes) with the interpreter $NARUMI_WHEEL_PYTHON (default: python3.12 of pyenv)
 # Usage: bash scripts/prepare_device_carry.sh [--without-mdanalysis] [--wheel]; --without-mdanalysis leaves MDAnalysis
-# and the wheels only it needs out (14 MB of the 64 MiB that a device call may carry).
+# and the wheels only it needs out (14 MB).
 # MDAnalysis 2.9.0 needs at import numpy, scipy, tqdm, msgpack (through mmtf-python), packaging, filelock,
 # mmtf-python and mda-xdrlib, and lists joblib (+ cloudpickle), threadpoolctl, matplotlib and GridDataFormats too.
 # scipy (35 MB) and matplotlib (10 MB and its own dependencies) would not fit beside the rest; the image has both.

@@ -8,7 +8,7 @@ Drift in kT/ns/dof = slope (kJ/mol/ns) / (k_B 300 K * dof).  Per group (force, p
 each run's drift, length and ns/day, and the mean and standard deviation over the seeds.  The first --skip-ps of
 each run are left out of the fit (default 0: the total energy of an NVE run is conserved from its first step).
 --earlier adds the runs of earlier --json summaries (their drifts and lengths; their CSVs need not be at hand), so
-that runs made in several device calls or sessions are pooled; the plot shows only the runs whose CSVs are given.
+that runs made at different times are pooled; the plot shows only the runs whose CSVs are given.
 Below the table, for each step, Narumi (F) against OpenMM mixed: the difference of the means, its standard error
 and Welch's t.
 """

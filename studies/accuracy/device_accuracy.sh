@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The accuracy study (issue 4) on the GPU machine, in one call of the device tool (from a copy of this worktree):
-#   run(command="cd .carry/accuracy && bash studies/accuracy/device_accuracy.sh [--phase all|nve] [--total-s 560]",
-#       carry=[".carry/accuracy", ".whl", ".deps", ".carry/data"])
+# The accuracy study (issue 4) on a GPU machine prepared as for scripts/device_test.sh (from a copy of this worktree
+# under .carry/accuracy, so that the wheels and data are found two levels up):
+#   cd .carry/accuracy && bash studies/accuracy/device_accuracy.sh [--phase all|nve] [--total-s 560]
 # Builds and installs the project with scripts/device_test.sh --tests none (skipped when the installed CUDA plugin is
 # the one this script built last on a still-warm machine), then
 #   --phase all : speed.py (GPU alone), then the NVE batch in the background while force_accuracy.py --emulate,
@@ -93,7 +93,7 @@ python3 studies/accuracy/analyze_nve.py "$out/nve" --markdown "$out/nve_drift.md
 nvidia-smi --query-gpu=name,utilization.gpu,memory.used --format=csv,noheader
 echo "== end at $SECONDS s"
 } 2>&1 | tee "$out/device_accuracy.log"
-# The device tool returns at most 8 files: pack everything but the log, the plot and the drift table into one archive
+# Keep the output to a few files: pack everything but the log, the plot and the drift table into one archive
 # (the NVE states, a few MB each, in a second one for --resume).
 cd "$out" && tar -czf results.tgz --exclude='*.state.xml' --exclude=results.tgz --exclude=states.tgz * &&
     tar -czf states.tgz nve/*.state.xml &&

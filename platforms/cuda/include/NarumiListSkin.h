@@ -8,7 +8,7 @@ namespace OpenMMNarumi {
  * atom has moved half the skin, so builds per evaluation times the skin measures how far the fastest atoms go per
  * evaluation, whatever the skin.  Where that is large (4 fs steps with heavy hydrogens: a build about every second
  * evaluation with 0.1 nm) a wider skin saves more searches than its extra tiles cost, and where it is small (2 fs) it
- * does not (docs/benchmarks.md, "The neighbour list's skin").  The skin may change only at an evaluation that rebuilds
+ * does not (docs/benchmarks.md, "Design decisions").  The skin may change only at an evaluation that rebuilds
  * the list anyway (a sort): a kept list stays valid for the skin it was built with.  The forces do not depend on it.
  * Host code, no device needed.
  */

@@ -2,7 +2,7 @@
 # Builds TestNarumiAccumulator (Narumi's accumulator on plain data) on a GPU machine that has nvcc and CMake but neither OpenMM nor an
 # installed GoogleTest, runs the tests, and writes everything to $OUT/accumulator_test.log (./ without $OUT).
 # A quick loop for kernel work (compute-sanitizer, SASS dump); scripts/device_test.sh runs everything.
-# GoogleTest comes as sources: run scripts/prepare_device_carry.sh here, then carry ".deps" to the device machine.
+# GoogleTest comes as sources: run scripts/prepare_device_carry.sh here, then copy ".deps" to the GPU machine.
 # Exits non-zero if the build or a test fails.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."

@@ -441,8 +441,7 @@ void launchFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t strea
  * resident thread block of 8 warps: a thread block waits at its barriers for its slowest warp, and twice as many
  * smaller ones hide that better once there are blocks I enough for all of them, while with few the 4 warps' longer
  * time per block I shows.  On an H100 (528 resident thread blocks of 8 warps) 4 warps were slower at 1.4 blocks I per
- * thread block (DHFR), level or ahead at 5.7 (96k atoms) and ahead from 11 (docs/benchmarks.md, "The search's thread
- * blocks").
+ * thread block (DHFR), level or ahead at 5.7 (96k atoms) and ahead from 11 (docs/benchmarks.md, "Design decisions").
  */
 int narumiSearchWarps(const NarumiNonbondedData& data) {
     if (data.searchWarps != 0)
