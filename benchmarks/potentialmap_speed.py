@@ -9,8 +9,8 @@ Accuracy is the paper's Table 2 measure against a float64 reference computed ind
 (or NumPy on the CPU for a subset of planes): max |V - V_ref| / |V_ref| over points with |V_ref| > 1e-4 e/A
 (= 0.1389 kJ/mol/e), where e/A is the paper's unit (charge over distance in Angstrom, no Coulomb constant).
 
-    python3 benchmarks/potentialmap_speed.py --backend cuda --cases cutoff dcs
-    python3 benchmarks/potentialmap_speed.py --backend cpu --cases cutoff --repeats 1
+    python3 -m benchmarks.potentialmap_speed --backend cuda --cases cutoff dcs
+    python3 -m benchmarks.potentialmap_speed --backend cpu --cases cutoff --repeats 1
 """
 import argparse
 import json
