@@ -10,14 +10,14 @@ with alpha = 0.580127, beta = eps_in / eps_out, d_i the distance from atom i to 
 molecule's electrostatic size, p: the point's distance outside the molecular surface) and k_e OpenMM's Coulomb
 constant.  The sum is exact, or uses hierarchical charge partitioning (Anandakrishnan & Onufriev, J Comput Chem
 31, 691 (2010)): components of the molecule (residues, chains, complexes, taken from the OpenMM Topology) at or
-beyond a distance threshold of their level (10 A, 70 A, 150 A by default) are replaced by two point charges (their
+beyond a distance threshold of their level (1, 7 and 15 nm by default) are replaced by two point charges (their
 negative and their positive charge, each at its centre of charge) that keep their total charge and dipole.
 
 Units: the Python API takes and returns OpenMM's units, positions in nm, charges in e, potentials in kJ/mol/e
 (``convertPotential`` gives kcal/mol/e or kT/e, at DEFAULT_TEMPERATURE = 300 K unless told); eps_in and eps_out are
 SurfacePotential's soluteDielectric and solventDielectric, as in OpenMM's ForceField.createSystem.  The command line
-(``python -m openmmnarumi.hcp``) takes lengths in Angstrom, as the papers and the PDB do, and writes coordinates in
-Angstrom so that its files overlay the PDB.
+(``python -m openmmnarumi.hcp``) takes the same units (lengths in nm); only the coordinates of the files it writes
+(CSV, PLY, PNG axes) are in Angstrom, so that they overlay the PDB.
 The names of the Python API: docs/python-api.md.
 
 Modules: molecule (PDB input, radii, hierarchy, electrostatic size), surface (surface points), engine
