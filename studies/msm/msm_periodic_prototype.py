@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from studies.msm.msm_prototype import COULOMB_CONSTANT, RESTRICTION, smoothed, stencil
+from openmmnarumi import COULOMB_CONSTANT
+from studies.msm.msm_prototype import RESTRICTION, smoothed, stencil
 from tests.python.ewald_sum import ewald_potential
 
 

@@ -18,7 +18,8 @@ import time
 import numpy as np
 from scipy.signal import fftconvolve
 
-COULOMB_CONSTANT = 138.93545764438198  # kJ nm / (mol e^2)
+from openmmnarumi import COULOMB_CONSTANT
+
 
 
 def gamma(rho):
