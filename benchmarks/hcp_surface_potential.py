@@ -16,7 +16,7 @@ CUDA events, and the whole call), the CPU backend HCP and, where atoms x vertice
 relative RMS error of each against the double-precision exact sum (the CPU backend) on --accuracy-points vertices
 drawn at random.  HCP thresholds 10 A / 70 A / 150 A, eps_in 1, eps_out 80.
 
-    python3 benchmarks/hcp_surface_potential.py --data-dir ../shared/data --markdown hcp_benchmark.md
+    python3 -m benchmarks.hcp_surface_potential --data-dir ../shared/data --markdown hcp_benchmark.md
 """
 import argparse
 import json
@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from openmmnarumi import hcp
-from reporting import gpu_names, write_report
+from benchmarks.reporting import gpu_names, write_report
 
 # Daga et al., Tables II and III (GTX 280): atoms, vertices, GPU exact (s), GPU HCP (s).
 PAPER = {
@@ -174,7 +174,7 @@ def fmt(value, digits=3):
 
 
 def markdown(rows, args):
-    lines = [f"Command: `python3 benchmarks/hcp_surface_potential.py {' '.join(sys.argv[1:])}`", "",
+    lines = [f"Command: `python3 -m benchmarks.hcp_surface_potential {' '.join(sys.argv[1:])}`", "",
              f"Machine: {platform.node()}, {os.cpu_count()} CPU threads; {args.device_name}", "",
              "| structure (paper's) | atoms | chains / complexes | vertices | A (A) | GPU exact: kernels ms (call s) | "
              "GPU HCP: kernels ms (call s) | CPU HCP s | CPU exact s | HCP rel. RMS error (GPU / CPU) | GPU exact rel. RMS | "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A few DHFR MD steps with each nonbonded force, as the workload of a kernel profiler.
 
-    ncu --kernel-name regex:'computeTiles|computeNonbonded' python3 benchmarks/kernel_steps.py [--data-dir DIR]
+    ncu --kernel-name regex:'computeTiles|computeNonbonded' python3 -m benchmarks.kernel_steps [--data-dir DIR]
         [--water-atoms N]
 
 Builds benchmarks/nonbonded_speed.py's DHFR system (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field,
@@ -18,7 +18,7 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from nonbonded_speed import create_system, dhfr, water_box
+from benchmarks.nonbonded_speed import create_system, dhfr, water_box
 
 
 def main():

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Builds of the CUDA plugin library against each other, NarumiNonbondedForce alone, on the GPU machine.
 
-    python3 benchmarks/library_ab.py prepare --data-dir DIR --cache CACHE [--systems dhfr water98k water395k]
-    python3 benchmarks/library_ab.py run --cache CACHE --label NAME [--library LIB.so.xz] [--precision mixed]
-    python3 benchmarks/library_ab.py compare --cache CACHE --label NAME --against OTHER [--precision mixed]
+    python3 -m benchmarks.library_ab prepare --data-dir DIR --cache CACHE [--systems dhfr water98k water395k]
+    python3 -m benchmarks.library_ab run --cache CACHE --label NAME [--library LIB.so.xz] [--precision mixed]
+    python3 -m benchmarks.library_ab compare --cache CACHE --label NAME --against OTHER [--precision mixed]
 
 'prepare' builds nonbonded_speed.py's systems (4 fs, hydrogen mass 1.5 amu), minimizes and relaxes them with OpenMM's
 force as nonbonded_speed.py does, and saves each System and its positions in CACHE, so that every build then starts
@@ -21,7 +21,6 @@ import importlib.util
 import lzma
 import os
 import shutil
-import sys
 
 import numpy as np
 
@@ -80,7 +79,7 @@ def narumi_forces(system, positions, platform, properties):
 def prepare(args):
     import openmm
     import openmm.unit as unit
-    from nonbonded_speed import build, create_system, relaxed_start
+    from benchmarks.nonbonded_speed import build, create_system, relaxed_start
     os.makedirs(args.cache, exist_ok=True)
     for name in args.systems:
         found = build(name, args.data_dir)
@@ -107,7 +106,7 @@ def prepared(args):
 def run(args):
     if args.library:
         install_library(args.library)
-    from nonbonded_speed import make_context, ns_per_day, profile_stages
+    from benchmarks.nonbonded_speed import make_context, ns_per_day, profile_stages
     for name in prepared(args):
         system, positions, box = load(args.cache, name)
         forces, energy = narumi_forces(system, positions, "CUDA", {"Precision": args.precision})
@@ -143,7 +142,6 @@ def compare(args):
 
 
 def main():
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=["prepare", "run", "compare"])
     parser.add_argument("--cache", required=True, help="folder of the prepared systems and the saved forces")

@@ -2,7 +2,7 @@
 """How often a padded neighbour list kept over steps (OpenMM's way) would be rebuilt: steps until some atom has moved
 more than half the padding since the last rebuild.
 
-    python3 benchmarks/list_rebuild_interval.py [--data-dir DIR] [--system dhfr] [--paddings 0.08 0.1 0.05]
+    python3 -m benchmarks.list_rebuild_interval [--data-dir DIR] [--system dhfr] [--paddings 0.08 0.1 0.05]
         [--steps 150] [--warmup 200] [--timestep 4fs-hmr] [--platform CPU] [--pair-rule]
 
 On one of benchmarks/nonbonded_speed.py's systems (default its DHFR box: amber99sb + tip3p, CutoffPeriodic 1.0 nm RF,
@@ -23,7 +23,7 @@ import openmm
 import openmm.unit as unit
 from scipy.spatial import cKDTree
 
-from nonbonded_speed import SYSTEMS, build, create_system
+from benchmarks.nonbonded_speed import SYSTEMS, build, create_system
 
 CUTOFF = 1.0  # nm, create_system's
 

@@ -8,7 +8,7 @@ frames of DCD, then times on the O-O g(r) (rMax 12 A, 240 bins):
     (InterRDF 2.9 is not parallelizable: the error is recorded).
 Counts are checked: equal on every backend, and against MDAnalysis' InterRDF on the frames both ran.
 
-    python3 benchmarks/mdanalysis_rdf_speed.py [--frames 2000] [--workdir /tmp/narumi_mdanalysis_bench] [--markdown F]
+    python3 -m benchmarks.mdanalysis_rdf_speed [--frames 2000] [--workdir /tmp/narumi_mdanalysis_bench] [--markdown F]
         [--json F]
 """
 import argparse
@@ -22,7 +22,7 @@ from MDAnalysis.analysis.base import AnalysisBase
 from MDAnalysis.analysis.results import ResultsGroup
 
 from openmmnarumi.mdanalysis import InterRDF
-from reporting import gpu_names, write_report
+from benchmarks.reporting import gpu_names, write_report
 
 
 def write_trajectory(workdir, frames, interval, edge_nm, platform="CUDA"):
@@ -129,9 +129,9 @@ def main():
     # OpenMM CUDA context.
     import subprocess
     import sys
-    subprocess.run([sys.executable, __file__, "--write-only", "--frames", str(args.frames), "--interval",
-                    str(args.interval), "--edge", str(args.edge), "--workdir", args.workdir, "--platform", args.platform],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "benchmarks.mdanalysis_rdf_speed", "--write-only", "--frames", str(args.frames),
+                    "--interval", str(args.interval), "--edge", str(args.edge), "--workdir", os.path.abspath(args.workdir),
+                    "--platform", args.platform], cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), check=True)
     with open(os.path.join(args.workdir, "written.json")) as f:
         pdb, dcd, atoms, md_seconds = json.load(f)
     size_gb = os.path.getsize(dcd) / 1e9

@@ -12,7 +12,7 @@ on --msm-backend (both cuda where there is a GPU, else cpu).  Each time is one c
 GPU) on the same engine, the whole call: upload, every stage, download.  Error: relative RMS difference from the
 direct sum.  Data from --data-dir (default ../shared/data); cases whose file is missing are skipped.
 
-    python3 benchmarks/msm_speed.py [--cases dhfr water large] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
+    python3 -m benchmarks.msm_speed [--cases dhfr water large] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
 """
 import argparse
 import json
@@ -90,7 +90,7 @@ def main():
         dims = np.floor((positions.max(0) + 0.5 - lo) / 0.1).astype(int) + 1
         runCase("DHFR", positions, charges, (lo, [0.1] * 3, dims), args, rows)
     if "water" in args.cases:
-        from potentialmap_speed import water_box
+        from benchmarks.potentialmap_speed import water_box
         positions, charges = water_box()
         runCase("water 10 nm", positions, charges, ([0.0] * 3, [0.05] * 3, [200] * 3), args, rows)
     solvated = os.path.join(args.data_dir, "5dfr_solv-cube_equil.pdb")

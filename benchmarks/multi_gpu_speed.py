@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One GPU against several: NarumiNonbondedForce and OpenMM's NonbondedForce, the RDF engine and potential maps.
 
-    python3 benchmarks/multi_gpu_speed.py [--devices 0,1] [--parts md identity rdf map] [--systems dhfr dhfr8 water395k]
+    python3 -m benchmarks.multi_gpu_speed [--devices 0,1] [--parts md identity rdf map] [--systems dhfr dhfr8 water395k]
 
 Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in one process on one machine:
   md        ns/day of whole MD steps (benchmarks/nonbonded_speed.py's 'rf' settings; --timestep 4fs-hmr by default)
@@ -35,8 +35,8 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-import nonbonded_speed as md
-from reporting import gpu_names, write_report
+from benchmarks import nonbonded_speed as md
+from benchmarks.reporting import gpu_names, write_report
 
 DEFAULT_SYSTEMS = ["dhfr", "dhfr8", "water395k"]
 
@@ -161,7 +161,7 @@ def profile_part(args, systems):
 
 
 def rdf_part(args, rows):
-    import rdf_speed
+    from benchmarks import rdf_speed
     from openmmnarumi.rdf import RDFEngine
     positions, _elements, edge = rdf_speed.water_box(args.rdf_atoms, rdf_speed.water_template())
     n = len(positions)
@@ -195,7 +195,7 @@ def rdf_part(args, rows):
 
 
 def map_part(args, rows):
-    import potentialmap_speed
+    from benchmarks import potentialmap_speed
     from openmmnarumi import _potentialmap
     positions, charges = potentialmap_speed.water_box()
     cases = [("direct", [0.0, 0.0, 4.7], [0.04, 0.04, 0.04], [256, 256, 16], 0.0),
@@ -226,7 +226,7 @@ def markdown_table(header, rows):
 def tables(args, results):
     gpu = gpu_names()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"`python3 benchmarks/multi_gpu_speed.py {' '.join(sys.argv[1:])}` on {gpu or 'unknown GPUs'}, "
+    lines = [f"`python3 -m benchmarks.multi_gpu_speed {' '.join(sys.argv[1:])}` on {gpu or 'unknown GPUs'}, "
              f"OpenMM {openmm.__version__}, {when}:", ""]
     if results["md"]:
         lines += markdown_table(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """NarumiNonbondedForce against OpenMM's NonbondedForce on the CUDA platform: ns/day, same GPU, same process.
 
-    python3 benchmarks/nonbonded_speed.py [--systems all] [--timesteps 4fs-hmr 2fs] [--precisions single mixed]
+    python3 -m benchmarks.nonbonded_speed [--systems all] [--timesteps 4fs-hmr 2fs] [--precisions single mixed]
 
 Force field and method as OpenMM's examples/benchmarks/benchmark.py sets up its 'rf' test: amber99sb + tip3p,
 CutoffPeriodic 1.0 nm reaction field, HBonds constraints, LangevinMiddleIntegrator at 300 K, 1/ps; each system is run
@@ -36,10 +36,8 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from reporting import gpu_names, write_report
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "studies", "accuracy"))
-from accuracylib import METHODS as STUDY_METHODS, set_accumulation  # noqa: E402  (the accumulation methods, named once)
+from benchmarks.reporting import gpu_names, write_report
+from studies.accuracy.accuracylib import METHODS as STUDY_METHODS, set_accumulation  # the accumulation methods, named once
 
 METHODS = list(STUDY_METHODS.values())
 TIMESTEPS = {"4fs-hmr": (4.0, 1.5), "2fs": (2.0, None)}  # femtoseconds, hydrogen mass (amu; None: unchanged)
@@ -296,7 +294,7 @@ def main():
                                  "stages": stages, "search": counters})
 
     gpu = gpu_names() or "unknown GPU"
-    lines = [f"`python3 benchmarks/nonbonded_speed.py {' '.join(sys.argv[1:])}` on {gpu}, OpenMM {openmm.__version__}, "
+    lines = [f"`python3 -m benchmarks.nonbonded_speed {' '.join(sys.argv[1:])}` on {gpu}, OpenMM {openmm.__version__}, "
              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}:", "",
              "| system | atoms | step | precision | NonbondedForce (ns/day) | NarumiNonbondedForce (ns/day) | ratio | ratio range |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]

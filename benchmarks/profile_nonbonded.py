@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Where a step's time goes: NarumiNonbondedForce's per-stage GPU times next to the whole step of both forces.
 
-    python3 benchmarks/profile_nonbonded.py [--data-dir DIR] [--atoms 100000 400000] [--steps 200]
+    python3 -m benchmarks.profile_nonbonded [--data-dir DIR] [--atoms 100000 400000] [--steps 200]
 
 For DHFR (when DIR holds 5dfr_solv-cube_equil.pdb) and water boxes of about --atoms atoms (the settings of
 benchmarks/nonbonded_speed.py, mixed precision) it prints ms per step of a LangevinMiddleIntegrator step with
 OpenMM's NonbondedForce and with NarumiNonbondedForce, then runs NarumiNonbondedForce again with
 NARUMI_PROFILE_STAGES=1, which makes the plugin record CUDA events between its launches and print the mean time of
 every stage when the Context is deleted (each evaluation then waits for its events, so only the stage times count).
-Under a kernel profiler (ncu --kernel-name regex:... python3 benchmarks/profile_nonbonded.py --steps 20) the same
+Under a kernel profiler (ncu --kernel-name regex:... python3 -m benchmarks.profile_nonbonded --steps 20) the same
 steps give each kernel's time for both forces.
 """
 import argparse
@@ -22,7 +22,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from nonbonded_speed import measurement_switches
+from benchmarks.nonbonded_speed import measurement_switches
 
 
 def systems(args):

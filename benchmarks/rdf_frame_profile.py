@@ -4,7 +4,7 @@ Prints the wall time of one frame on its own (addFrame, then the counts read bac
 (the trajectory case, where the engine overlaps the host's gather and upload of a frame with the GPU's counting of
 the one before), so that the per-frame cost outside the pair kernel is visible.  Run under Nsight Compute for the kernels:
     ncu --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
-        python3 benchmarks/rdf_frame_profile.py --frames 3
+        python3 -m benchmarks.rdf_frame_profile --frames 3
 """
 import argparse
 import statistics
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from rdf_speed import water_box, water_template
+from benchmarks.rdf_speed import water_box, water_template
 from openmmnarumi.rdf import RDFEngine
 
 

@@ -4,7 +4,7 @@ of sampling g(r) every 100 steps in a ~100k-atom OpenMM simulation on the CUDA p
 RDFReporter (OpenMM's reporter protocol: getState(positions), then the engine) and the in-context RDFSampler force
 (OpenMM's own position buffer, on its stream, no download).
 
-    python3 benchmarks/rdf_speed.py [--sizes 10000,100000,1000000,4741632] [--markdown FILE] [--json FILE]
+    python3 -m benchmarks.rdf_speed [--sizes 10000,100000,1000000,4741632] [--markdown FILE] [--json FILE]
                                     [--skip-mdtraj] [--skip-mdanalysis] [--skip-overhead] [--skip-gpu-table]
                                     [--overhead-only] [--cpu-only] [--mdanalysis-runs 3]
 
@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from openmmnarumi.rdf import RDFEngine, RDFReporter, createSampler, cudaAvailable, samplerResult
-from reporting import gpu_names, write_report
+from benchmarks.reporting import gpu_names, write_report
 
 PAPER_RATE = 38.47e9  # pairs/s, Levine et al. 2011, four GTX 480 (N1*N2 counting)
 R_MAX = 1.2

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stage times of NarumiNonbondedForce with the atoms held still, for comparing kernel variants.
 
-    python3 benchmarks/stage_times.py [--data-dir DIR] [--water-atoms 100000 400000] [--steps 300] [--methods Narumi SingleFloat]
+    python3 -m benchmarks.stage_times [--data-dir DIR] [--water-atoms 100000 400000] [--steps 300] [--methods Narumi SingleFloat]
 
 For DHFR (DIR/5dfr_solv-cube_equil.pdb, skipped when absent) and TIP3P boxes of about --water-atoms atoms, with the
 system of benchmarks/nonbonded_speed.py (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field, HBonds, hydrogen
@@ -19,7 +19,7 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from nonbonded_speed import METHODS, create_system, dhfr, measurement_switches, set_accumulation, water_box  # one definition each
+from benchmarks.nonbonded_speed import METHODS, create_system, dhfr, measurement_switches, set_accumulation, water_box  # one definition each
 
 
 def main():

@@ -3,7 +3,7 @@
 search (no GPU needed), for Morton- and Hilbert-ordered blocks of 32 atoms, block-pair tiles and atom-filtered
 tiles.
 
-    python3 benchmarks/tile_efficiency.py [--data-dir DIR] [--water-atoms N] [--cutoff 1.0] [--sphere-groups 2 4 8]
+    python3 -m benchmarks.tile_efficiency [--data-dir DIR] [--water-atoms N] [--cutoff 1.0] [--sphere-groups 2 4 8]
 
 On the DHFR box (DIR/5dfr_solv-cube_equil.pdb), or a cubic TIP3P box of about N atoms built by Modeller as
 benchmarks/nonbonded_speed.py builds its water boxes (--water-atoms), it prints, per ordering: the mean bounding-box volume of a block,
@@ -263,7 +263,7 @@ def main():
     args = parser.parse_args()
     import openmm.unit as unit
     from scipy.spatial import cKDTree
-    from nonbonded_speed import dhfr, water_box
+    from benchmarks.nonbonded_speed import dhfr, water_box
     found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
     if found is None:
         sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")

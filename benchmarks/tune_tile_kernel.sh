@@ -13,6 +13,6 @@ for n in $values; do
     OUT=$out NARUMI_CMAKE_ARGS="-Ccmake.define.NARUMI_TILE_MIN_BLOCKS=$n" bash scripts/device_test.sh --tests none > "$out/build_$n.log" 2>&1 ||
         { tail -n 30 "$out/build_$n.log"; exit 1; }
     grep -A2 "computeTilesINS_21NarumiTermAccumulatorELb0" "$out/kernel_resource_usage.txt" | grep -E "registers|spill"
-    python3 benchmarks/profile_nonbonded.py --data-dir .carry/data --atoms 100000 --steps 200 2>&1 |
+    python3 -m benchmarks.profile_nonbonded --data-dir .carry/data --atoms 100000 --steps 200 2>&1 |
         grep -E "ms/step|computeTiles|findNeighborTiles|total"
 done

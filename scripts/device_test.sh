@@ -125,21 +125,21 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== DHFR simulation with NarumiNonbondedForce"
         python3 examples/simulate_solvated_protein.py --data-dir "$data_dir" --steps 5000 || status=1
         echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
-        python3 benchmarks/nonbonded_speed.py --data-dir "$data_dir" ${NONBONDED_ARGS:-} --markdown "$out/nonbonded_benchmark.md" \
+        python3 -m benchmarks.nonbonded_speed --data-dir "$data_dir" ${NONBONDED_ARGS:-} --markdown "$out/nonbonded_benchmark.md" \
             --json "$out/nonbonded_benchmark.json" || status=1
     fi
     if wants multigpu; then
         echo "== benchmark: one GPU against several (devices ${NARUMI_TEST_DEVICES:-0,1})"
-        python3 benchmarks/multi_gpu_speed.py --data-dir "$data_dir" --devices "${NARUMI_TEST_DEVICES:-0,1}" ${MULTIGPU_ARGS:-} \
+        python3 -m benchmarks.multi_gpu_speed --data-dir "$data_dir" --devices "${NARUMI_TEST_DEVICES:-0,1}" ${MULTIGPU_ARGS:-} \
             --markdown "$out/multi_gpu_benchmark.md" --json "$out/multi_gpu_benchmark.json" || status=1
     fi
     if wants profile; then
         echo "== profile: NarumiNonbondedForce stages next to whole steps"
-        python3 benchmarks/profile_nonbonded.py --data-dir "$data_dir" || status=1
+        python3 -m benchmarks.profile_nonbonded --data-dir "$data_dir" || status=1
     fi
     if wants stages; then
         echo "== stage times (atoms held still)"
-        python3 benchmarks/stage_times.py --data-dir "$data_dir" --water-atoms ${STAGE_WATER_ATOMS:-} || status=1
+        python3 -m benchmarks.stage_times --data-dir "$data_dir" --water-atoms ${STAGE_WATER_ATOMS:-} || status=1
     fi
     if wants ncu; then
         ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
@@ -150,7 +150,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
             for force in ${NCU_FORCES:-openmm narumi}; do
                 echo "== ncu: every kernel's duration, $force (DHFR, 6 steps)"
                 timeout 200 "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
-                    python3 benchmarks/kernel_steps.py --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_durations_$force.txt" 2>&1 ||
+                    python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_durations_$force.txt" 2>&1 ||
                     echo "ncu durations failed (see $out/ncu_durations_$force.txt)"
                 awk '/^  [A-Za-z_].*Invocations/ {name=$0} /gpu__time_duration.sum/ {print $NF " us  " name}' "$out/ncu_durations_$force.txt"
             done
@@ -161,7 +161,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
                     --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section Occupancy \
                     --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
                     --section SourceCounters --print-details all \
-                    python3 benchmarks/kernel_steps.py --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_$force.txt" 2>&1 ||
+                    python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_$force.txt" 2>&1 ||
                     echo "ncu on $force failed (see $out/ncu_$force.txt)"
                 grep -E "^  [A-Za-z_].*\(|Duration  |Instructions Executed  |Issue Slots Busy|Achieved Occupancy|Registers Per Thread  |Avg. Active Threads|Stall (No Instruction|Wait|Long Scoreboard|Short Scoreboard) " \
                     "$out/ncu_$force.txt" | head -n 60
@@ -172,13 +172,13 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     fi
     if wants rdf; then
         echo "== benchmark: RDF"
-        timeout 300 python3 benchmarks/rdf_speed.py --markdown "$out/rdf_benchmark.md" --json "$out/rdf_benchmark.json" \
+        timeout 300 python3 -m benchmarks.rdf_speed --markdown "$out/rdf_benchmark.md" --json "$out/rdf_benchmark.json" \
             ${RDF_BENCH_ARGS:-} || status=1
     fi
     if wants potentialmap; then
         echo "== benchmark: potential maps"
-        python3 benchmarks/potentialmap_speed.py --backend cuda --json "$out/potentialmap_bench.json" || status=1
-        python3 benchmarks/potentialmap_speed.py --backend cuda --cases cutoff --periodic --accumulations compensated \
+        python3 -m benchmarks.potentialmap_speed --backend cuda --json "$out/potentialmap_bench.json" || status=1
+        python3 -m benchmarks.potentialmap_speed --backend cuda --cases cutoff --periodic --accumulations compensated \
             --json "$out/potentialmap_bench_periodic.json" || status=1
         echo "== compute-sanitizer memcheck (potential maps)"
         timeout 100 compute-sanitizer --tool memcheck --error-exitcode 1 build/wheel/analysis/potentialmap/TestPotentialMapCuda \
@@ -186,19 +186,19 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
     fi
     if wants msm; then
         echo "== benchmark: multilevel summation against the direct sum"
-        timeout 400 python3 benchmarks/msm_speed.py --data-dir "$data_dir" ${MSM_ARGS:-} --json "$out/msm_benchmark.json" || status=1
+        timeout 400 python3 -m benchmarks.msm_speed --data-dir "$data_dir" ${MSM_ARGS:-} --json "$out/msm_benchmark.json" || status=1
         echo "== compute-sanitizer memcheck (multilevel summation)"
         timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build/wheel/analysis/potentialmap/TestPotentialMapCuda \
             --gtest_filter='PotentialMapMsmCuda.*' --gtest_brief=1 || status=1
     fi
     if wants hcp; then
         echo "== benchmark: HCP surface potential"
-        python3 benchmarks/hcp_surface_potential.py --data-dir "$data_dir" --markdown "$out/hcp_benchmark.md" \
+        python3 -m benchmarks.hcp_surface_potential --data-dir "$data_dir" --markdown "$out/hcp_benchmark.md" \
             --json "$out/hcp_benchmark.json" --repeats 10 --cpu-exact-limit ${HCP_CPU_EXACT_LIMIT:-1e10} || status=1
     fi
     if wants mdanalysis; then
         echo "== benchmark: MDAnalysis trajectory RDF"
-        python3 -W ignore::DeprecationWarning benchmarks/mdanalysis_rdf_speed.py --markdown "$out/mdanalysis_benchmark.md" \
+        python3 -W ignore::DeprecationWarning -m benchmarks.mdanalysis_rdf_speed --markdown "$out/mdanalysis_benchmark.md" \
             --json "$out/mdanalysis_benchmark.json" ${MDANALYSIS_BENCH_ARGS:-} || status=1
     fi
     echo "== exit status $status"

@@ -2,20 +2,17 @@
 """Compare reaction-field energies of TIP3P water in triclinic boxes: OpenMM's NonbondedForce on the
 Reference and CPU platforms, NarumiNonbondedForce (Reference), and a NumPy direct sum over true minimum
 images.  Prints a Markdown table (kJ/mol, dispersion correction off).  Run from the repository root:
-    python3 studies/triclinic_reference_check.py
+    python3 -m studies.triclinic_reference_check
 """
 import copy
-import os
-import sys
 
 import numpy as np
 import openmm
 import openmm.unit as unit
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
-import openmmnarumi  # noqa: E402
-from conftest import energy_and_forces, is_narumi, isolate_in_group, nonbonded_force, water_box  # noqa: E402
-from direct_sum import reaction_field_direct_sum  # noqa: E402
+import openmmnarumi
+from tests.python.conftest import energy_and_forces, is_narumi, isolate_in_group, nonbonded_force, water_box
+from tests.python.direct_sum import reaction_field_direct_sum
 
 CASES = [("dodecahedron", 3.0, 0.9), ("dodecahedron", 4.0, 0.9), ("dodecahedron", 4.0, 1.0),
          ("octahedron", 3.0, 0.9), ("octahedron", 4.0, 0.9), ("octahedron", 4.0, 1.0)]

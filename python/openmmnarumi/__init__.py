@@ -14,13 +14,14 @@ from ._plugins import checkOpenMMVersion as _checkOpenMMVersion, loadPlugins as 
 
 _checkOpenMMVersion()  # before any of the plugin's libraries is loaded: another OpenMM's ABI could crash them
 
+from ._units import COULOMB_CONSTANT  # noqa: E402  OpenMM's 1/(4 pi eps0) in kJ nm/(mol e^2)
 from .narumi import NarumiNonbondedForce, RDFSampler, createNarumiNonbondedForce, replaceNonbondedForces  # noqa: E402
 from . import hcp, potentialmap, rdf  # noqa: E402  the analysis packages: docs/hcp.md, docs/potentialmap.md, docs/rdf.md
 from .potentialmap import PotentialMap, PotentialMapReporter, computePotentialMap  # noqa: E402
 from .rdf import RDFEngine, RDFReporter, computeRDFTrajectory  # noqa: E402
 from .rdf import compute_rdf_trajectory  # noqa: E402,F401  deprecated alias of computeRDFTrajectory, for one release
 
-__all__ = ["NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures",
+__all__ = ["COULOMB_CONSTANT", "NarumiNonbondedForce", "createNarumiNonbondedForce", "replaceNonbondedForces", "pluginLoadFailures",
            "RDFEngine", "RDFReporter", "RDFSampler", "computeRDFTrajectory", "rdf", "hcp", "potentialmap",
            "PotentialMap", "PotentialMapReporter", "computePotentialMap"]
 

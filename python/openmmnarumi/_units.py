@@ -5,13 +5,14 @@ import operator
 
 import numpy as np
 
+# kJ nm / (mol e^2): OpenMM's 1/(4 pi eps0), from the C++ layers' one definition (common/ CoulombConstant.h).
+from ._potentialmap import COULOMB_CONSTANT
+
 #: The temperature (K) of kT/e when none is given, everywhere in openmmnarumi.
 DEFAULT_TEMPERATURE = 300.0
 FARADAY = 96485.33212              # C/mol (exact in the 2019 SI)
 MOLAR_GAS_CONSTANT = 8.314462618e-3  # kJ/(mol K) (exact in the 2019 SI)
 KJ_PER_KCAL = 4.184
-#: kJ nm / (mol e^2), OpenMM's Coulomb constant 1/(4 pi eps0) (ONE_4PI_EPS0 in OpenMM's sources).
-ONE_4PI_EPS0 = 138.935457644382
 #: The units unitFactor converts kJ/mol/e into.
 POTENTIAL_UNITS = ("kJ/mol/e", "kcal/mol/e", "kT/e", "V", "mV", "e/A")
 
@@ -79,7 +80,7 @@ def unitFactor(units, temperature=DEFAULT_TEMPERATURE):
         "kcal/mol/e": 1.0 / KJ_PER_KCAL,
         "V": 1000.0 / FARADAY,
         "mV": 1e6 / FARADAY,
-        "e/A": 1.0 / (10.0 * ONE_4PI_EPS0),
+        "e/A": 1.0 / (10.0 * COULOMB_CONSTANT),
     }
     if units == "kT/e":
         temperature = stripUnit(temperature, "kelvin")

@@ -17,11 +17,10 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from openmmnarumi import NarumiNonbondedForce
+from openmmnarumi import COULOMB_CONSTANT, NarumiNonbondedForce
 
 KJ = unit.kilojoule_per_mole
 FORCE_UNIT = unit.kilojoule_per_mole / unit.nanometer
-ONE_4PI_EPS0 = 138.93545764438198  # OpenMM 8 (kJ mol^-1 nm e^-2)
 BOLTZ = 0.00831446261815324  # kJ/mol/K
 METHODS = {"A": "SingleFloat", "B": "DoubleFloat", "C": "TakahashiIitaka", "D": "Nitadori", "E": "ModifiedNitadori",
            "F": "Narumi", "FixedPoint64": "FixedPoint64"}
@@ -223,7 +222,7 @@ def exception_term(xi, xj, qq, sigma, epsilon, dtype):
     inv_r = np.sqrt(inv_r2)
     s2 = dtype(sigma) * dtype(sigma) * inv_r2
     s6 = s2 * s2 * s2
-    f = dtype(4 * epsilon) * (dtype(12) * s6 * s6 - dtype(6) * s6) * inv_r2 + dtype(qq * ONE_4PI_EPS0) * inv_r * inv_r2
+    f = dtype(4 * epsilon) * (dtype(12) * s6 * s6 - dtype(6) * s6) * inv_r2 + dtype(qq * COULOMB_CONSTANT) * inv_r * inv_r2
     return (f * d).astype(dtype)
 
 
@@ -327,7 +326,7 @@ def emulate(system, positions, methods=("A", "B", "C", "D", "E", "F", "FixedPoin
 
     def factored(dtype):
         """Positions and the kernel's factored parameters in dtype."""
-        return (positions.astype(dtype), (q * np.sqrt(ONE_4PI_EPS0)).astype(dtype), (sig / 2).astype(dtype),
+        return (positions.astype(dtype), (q * np.sqrt(COULOMB_CONSTANT)).astype(dtype), (sig / 2).astype(dtype),
                 (2 * np.sqrt(eps)).astype(dtype))
 
     # The float-pair methods' pair loops, vectorized over the atoms i (a Python loop over j per atom is too slow):

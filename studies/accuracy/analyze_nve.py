@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Energy drift of the NVE runs written by nve.py: a straight-line fit of total energy against time per run.
 
-    python3 studies/accuracy/analyze_nve.py RUN_DIR... [--earlier SUMMARY.json...] [--markdown drift.md]
+    python3 -m studies.accuracy.analyze_nve RUN_DIR... [--earlier SUMMARY.json...] [--markdown drift.md]
         [--json drift.json] [--png drift.png]
 
 Drift in kT/ns/dof = slope (kJ/mol/ns) / (k_B 300 K * dof).  Per group (force, precision, step) the table gives
@@ -16,12 +16,10 @@ import argparse
 import glob
 import json
 import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
-from reporting import write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
+from benchmarks.reporting import write_report  # the benchmarks' and studies' one report writer
 
 KT300 = 0.00831446261815324 * 300.0
 NAMES = {"narumi": "NarumiNonbondedForce, Narumi (F)", "narumi-single": "NarumiNonbondedForce, SingleFloat (A)",

@@ -15,10 +15,8 @@ import numpy as np
 import openmm
 import openmm.unit as unit
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nve import build_system  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
-from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
+from benchmarks.reporting import gpu_names, write_report  # the benchmarks' and studies' one report writer
+from studies.accuracy.nve import build_system
 
 VARIANTS = [("narumi", "single"), ("narumi", "mixed"), ("narumi", "double"), ("narumi-single", "mixed"),
             ("openmm", "single"), ("openmm", "mixed"), ("openmm", "double")]
@@ -68,7 +66,7 @@ def main():
                    atoms_differing=int((p1 != p2).any(1).sum()))
         rows.append(row)
         print(json.dumps(row), flush=True)
-    meta = dict(command="python3 studies/accuracy/determinism.py " + " ".join(sys.argv[1:]),
+    meta = dict(command="python3 -m studies.accuracy.determinism " + " ".join(sys.argv[1:]),
                 date=datetime.date.today().isoformat(), platform=args.platform, gpu=gpu_names() or None)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, {meta['date']}", "",
              "| force | precision | steps | positions bitwise identical | forces identical | energy identical | "

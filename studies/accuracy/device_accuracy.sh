@@ -45,7 +45,7 @@ python3 -c "import openmmnarumi, openmm; print('plugin failures:', openmmnarumi.
 echo "== $SECONDS s elapsed"
 if [ "$phase" = all ]; then
     echo "== speed"
-    python3 studies/accuracy/speed.py --data-dir "$data" --json "$out/speed.json" --markdown "$out/speed.md" 2>&1 | tee "$out/speed.log"
+    python3 -m studies.accuracy.speed --data-dir "$data" --json "$out/speed.json" --markdown "$out/speed.md" 2>&1 | tee "$out/speed.log"
     echo "== $SECONDS s elapsed"
 fi
 echo "== NVE batch"
@@ -61,7 +61,7 @@ for r in $runs; do
         cp "nve_prev/$name.csv" "$out/nve/$name.csv"
         resume="--resume nve_prev/$name.state.xml"
     fi
-    python3 studies/accuracy/nve.py --data-dir "$data" --force "$force" --precision "$precision" --dt-fs "$dt" \
+    python3 -m studies.accuracy.nve --data-dir "$data" --force "$force" --precision "$precision" --dt-fs "$dt" \
         --seed "$seed" --length-ns ${NVE_LENGTH_NS:-1} --max-wall-s "$wall" $resume --out "$out/nve/$name" \
         > "$out/nve/$name.log" 2>&1 &
     pids="$pids $!"
@@ -74,11 +74,11 @@ if [ "$phase" = nve ]; then
 fi
 if [ "$phase" = all ]; then
     echo "== force accuracy (beside the NVE runs)"
-    OPENMM_CPU_THREADS=8 timeout $((deadline - SECONDS - 60)) python3 studies/accuracy/force_accuracy.py --data-dir "$data" --emulate \
+    OPENMM_CPU_THREADS=8 timeout $((deadline - SECONDS - 60)) python3 -m studies.accuracy.force_accuracy --data-dir "$data" --emulate \
         --json "$out/force_accuracy.json" --markdown "$out/force_accuracy.md" > "$out/force_accuracy.log" 2>&1
     echo "force_accuracy exit $? at $SECONDS s"
     echo "== determinism"
-    timeout $((deadline - SECONDS - 50)) python3 studies/accuracy/determinism.py --data-dir "$data" --steps 1000 --json "$out/determinism.json" \
+    timeout $((deadline - SECONDS - 50)) python3 -m studies.accuracy.determinism --data-dir "$data" --steps 1000 --json "$out/determinism.json" \
         --markdown "$out/determinism.md" > "$out/determinism.log" 2>&1
     echo "determinism exit $? at $SECONDS s"
     echo "== pytest accuracy"
@@ -88,7 +88,7 @@ fi
 for p in $pids; do wait "$p"; done
 echo "== NVE done at $SECONDS s"
 for f in "$out"/nve/*.log; do tail -n 1 "$f"; done
-python3 studies/accuracy/analyze_nve.py "$out/nve" --markdown "$out/nve_drift.md" --json "$out/nve_drift.json" \
+python3 -m studies.accuracy.analyze_nve "$out/nve" --markdown "$out/nve_drift.md" --json "$out/nve_drift.json" \
     --png "$out/nve_drift.png"
 nvidia-smi --query-gpu=name,utilization.gpu,memory.used --format=csv,noheader
 echo "== end at $SECONDS s"

@@ -18,10 +18,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import accuracylib as L  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
-from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
+from benchmarks.reporting import gpu_names, write_report  # the benchmarks' and studies' one report writer
+from studies.accuracy import accuracylib as L
 
 
 def oracle(key, system, positions):
@@ -93,7 +91,7 @@ def main():
                 record("emulation " + label, mode, "float32 pairs" if m != "G" else "float64 pairs", forces, None)
         print(f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
 
-    meta = dict(command="python3 studies/accuracy/force_accuracy.py " + " ".join(sys.argv[1:]),
+    meta = dict(command="python3 -m studies.accuracy.force_accuracy " + " ".join(sys.argv[1:]),
                 date=datetime.date.today().isoformat(), platform=args.platform,
                 gpu=gpu_names() or None, openmm=L.openmm.__version__)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, OpenMM {meta['openmm']}, {meta['date']}", ""]

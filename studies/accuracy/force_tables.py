@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The compact tables of docs/accuracy.md section 1 from a force_accuracy.py JSON file:
 
-    python3 studies/accuracy/force_tables.py docs/accuracy/force_accuracy.json
+    python3 -m studies.accuracy.force_tables docs/accuracy/force_accuracy.json
 
 Per system: one row per GPU method with eq. 10 error / eq. 11 offset in single, mixed and double precision and the
 relative energy differences; then, for System 1, the emulation's on-the-fly and afterwards columns.

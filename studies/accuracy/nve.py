@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One NVE run of the DHFR water box for the energy-drift study (issue 4), e.g. 1 ns:
 
-    python3 studies/accuracy/nve.py --force narumi --precision mixed --dt-fs 2 --seed 1 --length-ns 1 --out runs/x
+    python3 -m studies.accuracy.nve --force narumi --precision mixed --dt-fs 2 --seed 1 --length-ns 1 --out runs/x
 
 amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field (eps_rf 78.3, no switching, dispersion correction on),
 rigid water + HBonds constraints (tolerance --tolerance, default 1e-6), normal hydrogen masses.  --force:
@@ -25,7 +25,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from accuracylib import set_accumulation  # the script's folder is on sys.path
+from studies.accuracy.accuracylib import set_accumulation
 
 
 def build_system(data_dir, force, tolerance):

@@ -21,11 +21,9 @@ import numpy as np
 import openmm
 import openmm.unit as unit
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks"))
-import accuracylib as L  # noqa: E402
-from nonbonded_speed import measurement_switches  # noqa: E402  (the benchmarks' one setter of the plugin's switches)
-from reporting import gpu_names, write_report  # noqa: E402  (the benchmarks' and studies' one report writer)
+from benchmarks.nonbonded_speed import measurement_switches  # the benchmarks' one setter of the plugin's switches
+from benchmarks.reporting import gpu_names, write_report  # the benchmarks' and studies' one report writer
+from studies.accuracy import accuracylib as L
 
 
 # F is the paper's float + int32 pair; the CUDA platform holds Narumi's sums in doubles where doubles add at half the
@@ -136,7 +134,7 @@ def main():
                   f"ratio to A {row['ratio_to_A']:.3f}", flush=True)
         del keep, items
 
-    meta = dict(command="python3 studies/accuracy/speed.py " + " ".join(sys.argv[1:]), date=datetime.date.today().isoformat(),
+    meta = dict(command="python3 -m studies.accuracy.speed " + " ".join(sys.argv[1:]), date=datetime.date.today().isoformat(),
                 gpu=gpu_names() or None, platform=args.platform, precision=args.precision, openmm=openmm.__version__)
     lines = [f"`{meta['command']}` on {meta['gpu'] or args.platform}, {args.precision} precision, OpenMM "
              f"{meta['openmm']}, {meta['date']} (median of {args.rounds} interleaved rounds, min-max in brackets)", "",

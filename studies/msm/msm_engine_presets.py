@@ -11,23 +11,18 @@ boundary, against independent oracles.
 
 Rows marked "candidate" are settings measured to choose among, not presets.
 
-    python3 studies/msm/msm_engine_presets.py [--data-dir ../shared/data] [--backend cpu|cuda] [--skip-slow] [--no-water]
+    python3 -m studies.msm.msm_engine_presets [--data-dir ../shared/data] [--backend cpu|cuda] [--skip-slow] [--no-water]
 """
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python"))
-from ewald_sum import ewald_potential  # noqa: E402
-from msm_periodic_prototype import water  # noqa: E402
-from msm_prototype import protein  # noqa: E402
-
-from openmmnarumi import _potentialmap  # noqa: E402
+from openmmnarumi import _potentialmap
+from studies.msm.msm_periodic_prototype import water
+from studies.msm.msm_prototype import protein
+from tests.python.ewald_sum import ewald_potential
 
 # (order, boundary) -> [(target, h, a)], as in MsmNumerics.h
 PRESETS = {
@@ -60,7 +55,7 @@ def relativeRms(values, reference):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", default=os.path.join(HERE, "..", "..", "..", "shared", "data"))
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data"))
     parser.add_argument("--skip-slow", action="store_true", help="leave out the cubic periodic 1e-4 preset (a minute each)")
     parser.add_argument("--backend", choices=["cpu", "cuda"], default="cpu", help="the engine measured (and the direct sum)")
     parser.add_argument("--no-water", action="store_true", help="leave out the 99k-atom open water cluster (slow on a CPU)")
@@ -71,8 +66,7 @@ def main():
     if dhfr is not None:
         openSystems.insert(0, ("DHFR in vacuum", *dhfr))
     if not args.no_water:
-        sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks"))
-        from potentialmap_speed import water_box
+        from benchmarks.potentialmap_speed import water_box
         openSystems.append(("TIP3P water 10 nm, open", *water_box(10.0)))
     rng = np.random.default_rng(0)
     triclinic = np.array([[3.2, 0, 0], [1.0, 3.0, 0], [-1.2, 1.1, 2.9]])

@@ -7,18 +7,16 @@ each level's kernel is summed over every image within its cutoff and applied as 
 level's smoothed kernel g = 1/r - s is applied as the Ewald sum of 1/r minus the short-range s over images, with
 g(0) for a lattice point's own charge.  See README.md.
 
-    python3 studies/msm/msm_periodic_prototype.py
+    python3 -m studies.msm.msm_periodic_prototype
 """
 import math
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "python"))
-from ewald_sum import ewald_potential  # noqa: E402
-from msm_prototype import COULOMB_CONSTANT, RESTRICTION, smoothed, stencil  # noqa: E402
+from openmmnarumi import COULOMB_CONSTANT
+from studies.msm.msm_prototype import RESTRICTION, smoothed, stencil
+from tests.python.ewald_sum import ewald_potential
 
 
 def image_shifts(box, reach):

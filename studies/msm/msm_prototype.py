@@ -9,7 +9,7 @@ anterpolated to the finest lattice, restricted upwards, each level's kernel summ
 top level over all points, prolonged down and interpolated to the map points; the short-range part is summed
 exactly within a.
 
-    python3 studies/msm/msm_prototype.py [--data-dir ../shared/data]
+    python3 -m studies.msm.msm_prototype [--data-dir ../shared/data]
 """
 import argparse
 import os
@@ -18,7 +18,8 @@ import time
 import numpy as np
 from scipy.signal import fftconvolve
 
-COULOMB_CONSTANT = 138.93545764438198  # kJ nm / (mol e^2)
+from openmmnarumi import COULOMB_CONSTANT
+
 
 
 def gamma(rho):

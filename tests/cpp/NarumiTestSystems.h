@@ -4,6 +4,7 @@
 // Shared by the C++ test executables: plugin loading, generated test systems (fixed seeds, no data files),
 // builders that configure OpenMM's NonbondedForce and NarumiNonbondedForce identically, and comparisons.
 
+#include "NarumiCommon/CoulombConstant.h"
 #include "NarumiNonbondedForce.h"
 #include "openmm/Context.h"
 #include "openmm/NonbondedForce.h"
@@ -27,8 +28,7 @@
 
 namespace OpenMMNarumi::Test {
 
-/** 1/(4 pi eps0) in kJ nm / (mol e^2), the value OpenMM uses. */
-constexpr double COULOMB_CONSTANT = 138.93545764438198;
+using Common::COULOMB_CONSTANT;
 /** AMBER's 1-4 scale factors, used with createExceptionsFromBonds throughout. */
 constexpr double COULOMB_14_SCALE = 0.8333, LJ_14_SCALE = 0.5;
 /** Water molecules per nm^3 at 1 g/cm^3. */

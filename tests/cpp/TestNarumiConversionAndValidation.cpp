@@ -386,3 +386,14 @@ TEST(UsesPeriodicBoundaryConditions, OnlyForCutoffPeriodic) {
 }
 
 } // namespace
+
+// Last: OpenMM's reference header defines macros (ONE_4PI_EPS0, PI_M, ...) that must not reach the code above.
+#include "openmm/reference/SimTKOpenMMRealType.h"
+
+namespace {
+
+TEST(CoulombConstant, IsOpenMMsBitForBit) {
+    EXPECT_EQ(Common::COULOMB_CONSTANT, ONE_4PI_EPS0);
+}
+
+} // namespace

@@ -2,7 +2,7 @@
 forces, with the true minimum image found among the 27 neighbouring images (valid for any box shape)."""
 import numpy as np
 
-COULOMB_CONSTANT = 138.93545764438198  # kJ nm / (mol e^2), CODATA 2018 as in OpenMM
+from openmmnarumi import COULOMB_CONSTANT
 
 
 def reaction_field_direct_sum(positions, box, charges, sigmas, epsilons, exceptions, cutoff, dielectric=78.3):

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy.special import erfc
 
-from direct_sum import COULOMB_CONSTANT
+from openmmnarumi import COULOMB_CONSTANT
 
 
 def ewald_potential(points, positions, charges, box, alpha=None, tolerance=1e-13, coincidence=1e-3):

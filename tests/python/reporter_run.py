@@ -19,10 +19,9 @@ import openmm
 import openmm.app as app
 import openmm.unit as unit
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from conftest import water_box  # noqa: E402
-import openmmnarumi._reporting  # noqa: E402
-from openmmnarumi import PotentialMapReporter, RDFReporter  # noqa: E402
+import openmmnarumi._reporting
+from conftest import water_box  # the script's folder is on sys.path
+from openmmnarumi import PotentialMapReporter, RDFReporter
 
 # Updates exactly every writeInterval reports, whatever a write costs here (test_update_schedule tests that guard).
 openmmnarumi._reporting.MAXIMUM_WRITE_SHARE = float("inf")

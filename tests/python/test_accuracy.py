@@ -7,8 +7,6 @@ the same state are bitwise identical.
 """
 import copy
 import math
-import os
-import sys
 
 import numpy as np
 import openmm
@@ -18,9 +16,7 @@ import pytest
 
 import openmmnarumi
 from conftest import water_box
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "studies", "accuracy"))
-import accuracylib as L  # noqa: E402
+from studies.accuracy import accuracylib as L
 
 
 def test_eq10_hand_computed():

@@ -8,9 +8,8 @@ import openmm.app as app
 import pytest
 
 from conftest import relative_rms, write_pqr
-from openmmnarumi import hcp
+from openmmnarumi import COULOMB_CONSTANT, hcp
 
-K_E = 138.935457644382  # kJ nm / (mol e^2)
 ALPHA = 0.580127
 
 
@@ -19,7 +18,7 @@ def alpb_numpy(positions, charges, points, eps_in, eps_out, r):
     beta = eps_in / eps_out
     d = np.linalg.norm(points[:, None, :] - positions[None, :, :], axis=2)
     terms = charges[None, :] * ((1 + ALPHA) / d - ALPHA * (1 - beta) / np.asarray(r).reshape(-1, 1))
-    return K_E / (eps_out * (1 + ALPHA * beta)) * terms.sum(axis=1)
+    return COULOMB_CONSTANT / (eps_out * (1 + ALPHA * beta)) * terms.sum(axis=1)
 
 
 def random_molecule(num_residues=40, atoms_per_residue=6, seed=1):
@@ -85,7 +84,7 @@ def test_born_ion_is_exact_outside():
     assert engine.electrostaticSize == pytest.approx(0.2)
     surface = hcp.surfacePoints([[0.5, 0.5, 0.5]], [0.2], probeRadius=0.14, density=200.0)
     result = engine.compute(surface, mode="hcp")
-    assert np.allclose(result.potentials, K_E / (80.0 * 0.34), rtol=1e-12)
+    assert np.allclose(result.potentials, COULOMB_CONSTANT / (80.0 * 0.34), rtol=1e-12)
 
 
 def kirkwood_potential(charge_offset, points, radius, eps_in, eps_out, terms=200):
@@ -102,7 +101,7 @@ def kirkwood_potential(charge_offset, points, radius, eps_in, eps_out, terms=200
         unit = np.zeros(k + 1)
         unit[k] = 1.0
         total += coefficients[k] * s ** k / r ** (k + 1) * legendre.legval(cos_theta, unit)
-    return K_E * total
+    return COULOMB_CONSTANT * total
 
 
 def test_off_centre_charge_in_sphere_close_to_kirkwood():
@@ -180,8 +179,8 @@ def test_single_atom_molecule():
     surface = hcp.surfacePoints([[1.0, 2.0, 3.0]], hcp.atomicRadii(topology), density=100.0)
     for mode in ("exact", "hcp"):
         result = engine.compute(surface, mode=mode)
-        assert np.allclose(result.potentials, K_E / (80.0 * (radius + 0.14)), rtol=1e-12)
-        assert result.total == pytest.approx(len(surface) * K_E / (80.0 * (radius + 0.14)), rel=1e-12)
+        assert np.allclose(result.potentials, COULOMB_CONSTANT / (80.0 * (radius + 0.14)), rtol=1e-12)
+        assert result.total == pytest.approx(len(surface) * COULOMB_CONSTANT / (80.0 * (radius + 0.14)), rel=1e-12)
 
 
 def test_single_residue_molecule(dhfr):

@@ -289,7 +289,8 @@ def rigid_copies(positions, n_frames, seed=3):
 
 @pytest.mark.parametrize("engine", engines)
 def test_surface_potential_exact_equals_the_alpb_formula_and_follows_the_molecule(engine):
-    from openmmnarumi.hcp import ALPB_ALPHA, COULOMB_CONSTANT
+    from openmmnarumi import COULOMB_CONSTANT
+    from openmmnarumi.hcp import ALPB_ALPHA
     u = water_universe(n_molecules=20, n_frames=1, box=(12.0, 12.0, 12.0, 90, 90, 90), seed=5)
     molecule = mda.Universe(u._topology, rigid_copies(u.atoms.positions.astype(np.float64), 4))
     analysis = SurfacePotentialAnalysis(molecule.atoms, mode="exact", engine=engine).run()

@@ -7,13 +7,13 @@ import openmm.app as app
 import openmm.unit as unit
 import pytest
 
+from openmmnarumi import COULOMB_CONSTANT
 from openmmnarumi import potentialmap as pm
 from openmmnarumi import _potentialmap
 
 from conftest import relative_rms, water_box
 
-K = 138.935457644382
-PAPER_THRESHOLD = 1e-4 * 10 * K  # 1e-4 e/A in kJ/mol/e (the paper's Table 2 selection)
+PAPER_THRESHOLD = 1e-4 * 10 * COULOMB_CONSTANT  # 1e-4 e/A in kJ/mol/e (the paper's Table 2 selection)
 BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not _potentialmap.cudaAvailable(), reason="no CUDA device"))]
 
 
@@ -56,8 +56,8 @@ def oracle(points, positions, charges, cutoff=None, box=None, sensitivity=False)
                 term = np.where(keep, charges * s ** 2 / safe, 0)
                 slope = np.where(keep, q * (s ** 2 / safe ** 2 + 4 * s / cutoff ** 2), 0)
             reach = np.linalg.norm(images - origin, axis=1)[None] + np.linalg.norm(chunk - origin, axis=1)[:, None] + d
-            values[start:start + 2000] += K * term.sum(axis=1)
-            scales[start:start + 2000] += K * (np.abs(term) + slope * reach).sum(axis=1)
+            values[start:start + 2000] += COULOMB_CONSTANT * term.sum(axis=1)
+            scales[start:start + 2000] += COULOMB_CONSTANT * (np.abs(term) + slope * reach).sum(axis=1)
     _ORACLE_CACHE[key] = (values, scales)
     return (values, scales) if sensitivity else values
 
@@ -254,7 +254,7 @@ def test_single_charge_is_analytic(backend):
         result = pm.computePotentialMap(position, [-0.75], lattice=([0, 0, 0], [0.1] * 3, [11, 11, 11]), method=method,
                                         cutoff=cutoff or 1.2, backend=backend)
         r = np.linalg.norm(lattice_points(result) - position, axis=1)
-        expected = K * -0.75 / r * (1 if cutoff is None else np.where(r < cutoff, (1 - r ** 2 / cutoff ** 2) ** 2, 0))
+        expected = COULOMB_CONSTANT * -0.75 / r * (1 if cutoff is None else np.where(r < cutoff, (1 - r ** 2 / cutoff ** 2) ** 2, 0))
         np.testing.assert_allclose(result.values.ravel(), expected, rtol=1e-6, atol=1e-6 * np.max(np.abs(expected)))
 
 
@@ -327,7 +327,7 @@ def test_units():
     assert pm.unitFactor("V") == pytest.approx(0.010364269656262174)      # 1 kJ/mol per e = 1000/F volt
     assert pm.unitFactor("kT/e", 300) == pytest.approx(1 / 2.494338785445972)
     assert pm.unitFactor("kT/e", 300 * unit.kelvin) == pm.unitFactor("kT/e", 300)
-    assert pm.unitFactor("e/A") * K * 10 == pytest.approx(1)
+    assert pm.unitFactor("e/A") * COULOMB_CONSTANT * 10 == pytest.approx(1)
 
 
 def test_dx_file_reads_back_with_gridData(tmp_path):

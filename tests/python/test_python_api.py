@@ -209,7 +209,19 @@ def test_plugin_kernels_are_registered_without_environment_variables():
     force.addParticle(-1.0, 0.3, 0.0)
     system.addForce(force)
     energy, _ = energy_and_forces(system, [openmm.Vec3(0, 0, 0), openmm.Vec3(0.5, 0, 0)], "Reference")
-    assert energy == pytest.approx(-138.93545764438198 / 0.5, rel=1e-12)  # Coulomb's law, NoCutoff
+    assert energy == pytest.approx(-openmmnarumi.COULOMB_CONSTANT / 0.5, rel=1e-12)  # Coulomb's law, NoCutoff
+
+
+def test_coulomb_constant_is_openmms_bit_for_bit():
+    # OpenMM's Reference NonbondedForce: two opposite unit charges 1 nm apart, NoCutoff, have energy -ONE_4PI_EPS0.
+    system = openmm.System()
+    force = openmm.NonbondedForce()
+    for charge in (1.0, -1.0):
+        system.addParticle(1.0)
+        force.addParticle(charge, 0.3, 0.0)
+    system.addForce(force)
+    energy, _ = energy_and_forces(system, [openmm.Vec3(0, 0, 0), openmm.Vec3(1, 0, 0)], "Reference")
+    assert -energy == openmmnarumi.COULOMB_CONSTANT
 
 
 # ---------------------------------------------------------------------------------------------------------------

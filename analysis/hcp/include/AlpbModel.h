@@ -20,12 +20,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "NarumiCommon/CoulombConstant.h"
+
 namespace OpenMMNarumi::Hcp {
 
 /// The ALPB constant alpha (Sigalov, Fenley & Onufriev 2006).
 constexpr double kAlpbAlpha = 0.580127;
-/// OpenMM's Coulomb constant 1/(4 pi eps0) in kJ nm / (mol e^2).
-constexpr double kCoulombConstant = 138.935457644382;
+using Common::COULOMB_CONSTANT;
 
 /// phi = chargeScale * sum_i q_i / d_i - monopoleScale * Q / r   (kJ/mol/e with d, r in nm).
 struct AlpbCoefficients {
@@ -39,7 +40,7 @@ inline AlpbCoefficients alpbCoefficients(double epsIn, double epsOut) {
     if (!(std::isfinite(epsOut) && epsOut > 0))
         throw std::invalid_argument("eps_out must be a positive finite number, got " + std::to_string(epsOut));
     const double beta = epsIn / epsOut;
-    const double prefactor = kCoulombConstant / (epsOut * (1.0 + kAlpbAlpha * beta));
+    const double prefactor = COULOMB_CONSTANT / (epsOut * (1.0 + kAlpbAlpha * beta));
     return {prefactor * (1.0 + kAlpbAlpha), prefactor * kAlpbAlpha * (1.0 - beta)};
 }
 

@@ -64,7 +64,6 @@ const ComponentLevel& levelByName(const ChargeHierarchy& hierarchy, const std::s
 PYBIND11_MODULE(_hcp, m) {
     m.doc() = "ALPB surface potential with hierarchical charge partitioning (C++/CUDA core of openmmnarumi.hcp)";
     m.attr("ALPB_ALPHA") = kAlpbAlpha;
-    m.attr("COULOMB_CONSTANT") = kCoulombConstant;
 
     m.def("cuda_device_count", &cudaDeviceCount, "Number of usable CUDA devices (0 without CUDA)");
     m.def("alpb_coefficients", [](double epsIn, double epsOut) {

@@ -61,7 +61,7 @@ inline std::vector<double> shellPoints(int count, const double center[3], double
 // The ALPB potential by a plain double loop: the oracle for the exact mode.
 inline std::vector<double> directAlpb(const TestMolecule& m, const std::vector<double>& points, double epsIn,
                                       double epsOut, double r) {
-    const double beta = epsIn / epsOut, alpha = OpenMMNarumi::Hcp::kAlpbAlpha, k = OpenMMNarumi::Hcp::kCoulombConstant;
+    const double beta = epsIn / epsOut, alpha = OpenMMNarumi::Hcp::kAlpbAlpha, k = OpenMMNarumi::Hcp::COULOMB_CONSTANT;
     std::vector<double> phi(points.size() / 3, 0.0);
     for (size_t p = 0; p < phi.size(); ++p) {
         double sum = 0;

@@ -48,7 +48,7 @@ TEST(Alpb, BornIonIsExact) {
             const std::vector<double> point = {0.1 + r, 0.2, 0.3};
             for (SummationMode mode : {SummationMode::Exact, SummationMode::Hcp}) {
                 const PotentialResult result = engine.compute(point, {offset}, mode);
-                EXPECT_NEAR(result.potentials[0], kCoulombConstant * charge / (80.0 * r), 1e-12)
+                EXPECT_NEAR(result.potentials[0], COULOMB_CONSTANT * charge / (80.0 * r), 1e-12)
                     << "eps_in " << epsIn << ", offset " << offset;
             }
         }

@@ -149,7 +149,7 @@ private:
             if (charges[i] == 0)
                 continue;
             double4 atom = make_double4(positions[3 * i] - lattice.origin[0], positions[3 * i + 1] - lattice.origin[1],
-                                        positions[3 * i + 2] - lattice.origin[2], charges[i] * ONE_4PI_EPS0);
+                                        positions[3 * i + 2] - lattice.origin[2], charges[i] * COULOMB_CONSTANT);
             const double relative[3] = {atom.x, atom.y, atom.z};
             double distance2 = 0;
             for (int d = 0; d < 3; d++) {

@@ -44,7 +44,7 @@ struct CellGrid {
 
 /**
  * The pair kernels of the cutoff sum, as the two factors (a, b) of a term q' a b (q' the charge times
- * ONE_4PI_EPS0; inverse = 1/r, or 0 at a coincident point): the cutoff method's s(r)/r = (1 - r^2/rc^2)^2 / r, and
+ * COULOMB_CONSTANT; inverse = 1/r, or 0 at a coincident point): the cutoff method's s(r)/r = (1 - r^2/rc^2)^2 / r, and
  * multilevel summation's short range 1/r - gamma(r/a)/a within a (MsmNumerics.h: shortRange, -gamma/a at a
  * coincident point), ORDER its scheme.  Beyond the cutoff both are zero without a branch.
  */
@@ -97,7 +97,7 @@ __global__ void binImagesKernel(const double* __restrict__ positions, const doub
     values[index] = index;
 }
 
-/** Writes the images in key order as (position relative to the lattice origin, charge * ONE_4PI_EPS0). */
+/** Writes the images in key order as (position relative to the lattice origin, charge * COULOMB_CONSTANT). */
 __global__ void gatherImagesKernel(const unsigned* __restrict__ sortedValues, const int* __restrict__ cellStart,
                                    const double* __restrict__ positions, const double* __restrict__ charges, int numAtoms,
                                    ImageSet images, double3 latticeOrigin, CellGrid grid, double4* sortedAtoms) {
@@ -110,7 +110,7 @@ __global__ void gatherImagesKernel(const unsigned* __restrict__ sortedValues, co
     double p[3];
     images.image(raw, image, p);
     sortedAtoms[index] = make_double4(p[0] - latticeOrigin.x, p[1] - latticeOrigin.y, p[2] - latticeOrigin.z,
-                                      charges[atom] * ONE_4PI_EPS0);
+                                      charges[atom] * COULOMB_CONSTANT);
 }
 
 /** Adds staged atoms [first, first + count) to the thread's partials. */

@@ -71,7 +71,7 @@ __device__ __forceinline__ void directAtomBlock(const float4* atoms, int count, 
 
 /**
  * atoms: regular atoms then coincident ones (those within COINCIDENCE_RADIUS of a lattice point, whose pairs are
- * tested), as double4 (position relative to the lattice origin in nm, charge * ONE_4PI_EPS0).
+ * tested), as double4 (position relative to the lattice origin in nm, charge * COULOMB_CONSTANT).
  */
 template <class Accumulator, int SOFTWARE_RSQRT>
 __global__ void __launch_bounds__(DIRECT_THREADS) directKernel(const double4* __restrict__ atoms, int numRegular, int numCoincident,

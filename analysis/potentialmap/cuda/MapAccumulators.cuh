@@ -6,7 +6,7 @@
  *
  * A kernel sums the terms of each block of (at most) 32 atoms into a plain float partial, then hands the partial to
  * one of these accumulators: the per-term cost stays one FMA, and the rounding of long sums is confined to the
- * accumulator.  Terms are already in kJ/mol/e (charges are scaled by ONE_4PI_EPS0 on the host), which puts
+ * accumulator.  Terms are already in kJ/mol/e (charges are scaled by COULOMB_CONSTANT on the host), which puts
  * Narumi's fixed 2^-27 resolution at 7.5e-9 kJ/mol/e and its range at +-2^20 kJ/mol/e.
  */
 

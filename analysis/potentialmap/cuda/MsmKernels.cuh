@@ -175,7 +175,7 @@ __global__ void msmLatticeSumKernel(MsmDeviceLattice q, MsmDeviceLattice e, cons
     }
 }
 
-/** values[point] += ONE_4PI_EPS0 times the finest lattice's potential interpolated at each map point. */
+/** values[point] += COULOMB_CONSTANT times the finest lattice's potential interpolated at each map point. */
 template <class Placement>
 __global__ void msmInterpolateKernel(MsmDeviceLattice finest, Placement placement, MsmMapPoints map, int order,
                                      double* __restrict__ values) {
@@ -197,7 +197,7 @@ __global__ void msmInterpolateKernel(MsmDeviceLattice finest, Placement placemen
                     partial += weights[0][a] * finest.values[msmStencilIndex<Placement>(finest, first, a, b, c)];
                 sum += weights[1][b] * weights[2][c] * partial;
             }
-        values[n] += ONE_4PI_EPS0 * sum;
+        values[n] += COULOMB_CONSTANT * sum;
     }
 }
 

@@ -5,7 +5,7 @@
  * Electrostatic potential maps on a rectangular lattice (Rodrigues et al. 2008; Stone's DCS lecture).
  *
  * Units follow OpenMM: positions and lengths in nm, charges in e; map values in kJ/mol/e, that is
- *     V(p) = ONE_4PI_EPS0 * sum_i q_i s(|p - r_i|) / |p - r_i|,   ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2)
+ *     V(p) = COULOMB_CONSTANT * sum_i q_i s(|p - r_i|) / |p - r_i|   (OpenMM's 1/(4 pi eps0) in kJ nm/(mol e^2))
  * with s = 1 (Method::Direct, every atom, no periodic images) or s(r) = (1 - r^2/rc^2)^2 for r < rc, else 0
  * (Method::Cutoff, every periodic image within rc: minimum image for rectangular and triclinic boxes), or the full
  * s = 1 sum approximated in linear time by multilevel summation (Method::Msm, either backend; its accuracy is set by
@@ -24,10 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "NarumiCommon/CoulombConstant.h"
+
 namespace OpenMMNarumi::PotentialMap {
 
-/** OpenMM's 1/(4 pi eps0) in kJ nm/(mol e^2). */
-constexpr double ONE_4PI_EPS0 = 138.935457644382;
+using Common::COULOMB_CONSTANT;
 /** Pairs closer than this (nm) are skipped: 0.01 Angstrom, far below any bond length or useful lattice spacing. */
 constexpr double COINCIDENCE_RADIUS = 1e-3;
 

@@ -94,7 +94,7 @@ py::array_t<double> latticeArray(PotentialMapEngine& engine, void (PotentialMapE
 
 PYBIND11_MODULE(_potentialmap, module) {
     module.doc() = "Electrostatic potential maps (kJ/mol/e) on a lattice: direct and cutoff summation, CPU and CUDA backends";
-    module.attr("ONE_4PI_EPS0") = ONE_4PI_EPS0;
+    module.attr("COULOMB_CONSTANT") = COULOMB_CONSTANT;  // openmmnarumi.COULOMB_CONSTANT
     module.attr("COINCIDENCE_RADIUS") = COINCIDENCE_RADIUS;
     module.def("cudaAvailable", &PotentialMapEngine::cudaAvailable, "Whether this build has the CUDA backend and sees a device");
     module.def(

@@ -159,7 +159,7 @@ private:
             addDirectRow(out, nx, lattice.origin[0], lattice.spacing[0], atoms.data(), atoms.size(),
                          lattice.origin[1] + iy * lattice.spacing[1], lattice.origin[2] + iz * lattice.spacing[2]);
             for (int i = 0; i < nx; i++)
-                out[i] *= ONE_4PI_EPS0;
+                out[i] *= COULOMB_CONSTANT;
         });
     }
 
@@ -216,7 +216,7 @@ private:
                 }
             }
             for (size_t i = 0; i < (size_t) (z1 - z0 + 1) * nx * ny; i++)
-                out[i] *= ONE_4PI_EPS0;
+                out[i] *= COULOMB_CONSTANT;
         });
     }
 

@@ -266,7 +266,7 @@ void addMsmLongRange(const Lattice& map, const double* positions, const std::vec
                     partial += s.weights[0][a] * line[a];
                 sum += s.weights[1][b] * s.weights[2][c] * partial;
             }
-        values[index] += ONE_4PI_EPS0 * sum;
+        values[index] += COULOMB_CONSTANT * sum;
     });
 }
 

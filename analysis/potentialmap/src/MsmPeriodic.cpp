@@ -331,7 +331,7 @@ void addMsmLongRangePeriodic(const Lattice& map, const double* positions, const 
                 for (int a = 0; a < s.width; a++)
                     sum += s.weights[0][a] * s.weights[1][b] * s.weights[2][c] *
                            finest.values[finest.wrappedIndex(s.first[0] + a, s.first[1] + b, s.first[2] + c)];
-        values[index] += ONE_4PI_EPS0 * sum;
+        values[index] += COULOMB_CONSTANT * sum;
     });
 }
 

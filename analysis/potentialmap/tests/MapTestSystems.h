@@ -93,16 +93,16 @@ inline std::vector<double> bruteForce(const Lattice& lattice, const System& syst
                                 perturbation += std::abs(term) + slope * (std::sqrt(atomFromOrigin) + pointFromOrigin + distance);
                             }
                 const size_t index = ((size_t) iz * lattice.dims[1] + iy) * lattice.dims[0] + ix;
-                map[index] = ONE_4PI_EPS0 * sum;
+                map[index] = COULOMB_CONSTANT * sum;
                 if (sensitivity != nullptr)
-                    (*sensitivity)[index] = ONE_4PI_EPS0 * perturbation;
+                    (*sensitivity)[index] = COULOMB_CONSTANT * perturbation;
             }
     return map;
 }
 
 /** The paper's Table 2 measure: max |V - V_ref| / |V_ref| over points with |V_ref| > 1e-4 e/A = 0.1389 kJ/mol/e. */
 inline double maxRelativeError(const std::vector<float>& map, const std::vector<double>& reference) {
-    const double threshold = 1e-4 * 10 * ONE_4PI_EPS0;
+    const double threshold = 1e-4 * 10 * COULOMB_CONSTANT;
     double worst = 0;
     for (size_t i = 0; i < map.size(); i++) {
         if (!std::isfinite(map[i]))

@@ -40,7 +40,7 @@ TEST(PotentialMapCpu, SingleChargeIsAnalytic) {
         for (int iy = 0; iy < 11; iy++)
             for (int ix = 0; ix < 11; ix++) {
                 double r = std::sqrt(std::pow(ix * 0.1 - 0.512, 2) + std::pow(iy * 0.1 - 0.487, 2) + std::pow(iz * 0.1 - 0.533, 2));
-                double coulomb = ONE_4PI_EPS0 * -0.75 / r;
+                double coulomb = COULOMB_CONSTANT * -0.75 / r;
                 double shifted = r < 0.6 ? coulomb * std::pow(1 - r * r / 0.36, 2) : 0.0;
                 size_t i = (iz * 11 + iy) * 11 + ix;
                 EXPECT_NEAR(direct[i], coulomb, 1e-6 * std::abs(coulomb));

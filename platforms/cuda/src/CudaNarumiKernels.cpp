@@ -1,4 +1,5 @@
 #include "CudaNarumiKernels.h"
+#include "NarumiCommon/CoulombConstant.h"
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/CudaKernelImage.h"
 #include "NarumiDeviceQuery.h"
@@ -19,11 +20,9 @@
 using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
+using Common::COULOMB_CONSTANT;
 
 namespace {
-
-/** 1/(4 pi eps0) in kJ nm / (mol e^2), the value of OpenMM and of the Reference kernel. */
-constexpr double COULOMB_CONSTANT = 138.93545764438198;
 
 /** The launch code and common/ report CUDA errors as std::runtime_error; OpenMM's callers expect OpenMMException. */
 OpenMMException asOpenMMException(const std::runtime_error& error) {

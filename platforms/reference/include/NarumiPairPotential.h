@@ -5,9 +5,6 @@
 
 namespace OpenMMNarumi {
 
-/** Coulomb constant 1/(4 pi eps0) in kJ nm / (mol e^2), the value OpenMM uses (CODATA 2018). */
-constexpr double COULOMB_CONSTANT = 138.93545764438198;
-
 /**
  * The double-precision pair potential of NarumiNonbondedForce: Coulomb (reaction field, shifted,
  * plain or none) plus Lennard-Jones with optional switching.  Every other implementation is checked against it.

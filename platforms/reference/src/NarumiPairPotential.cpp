@@ -1,7 +1,9 @@
 #include "NarumiPairPotential.h"
+#include "NarumiCommon/CoulombConstant.h"
 #include <cmath>
 
 using namespace OpenMMNarumi;
+using Common::COULOMB_CONSTANT;
 
 namespace {
 

@@ -12,13 +12,11 @@ from . import molecule
 from .molecule import atomicRadii, componentIndices
 from .surface import SurfacePointSet
 
-__all__ = ["ALPB_ALPHA", "COULOMB_CONSTANT", "DEFAULT_THRESHOLDS", "cudaAvailable", "SurfacePotential",
+__all__ = ["ALPB_ALPHA", "DEFAULT_THRESHOLDS", "cudaAvailable", "SurfacePotential",
            "SurfacePotentialResult"]
 
 #: ALPB constant alpha (Sigalov, Fenley & Onufriev 2006).
 ALPB_ALPHA = _hcp.ALPB_ALPHA
-#: OpenMM's Coulomb constant in kJ nm / (mol e^2).
-COULOMB_CONSTANT = _hcp.COULOMB_CONSTANT
 #: Default HCP thresholds (nm) for residues, chains and complexes: 10 A and 70 A as Daga et al. used, and the
 #: AmberTools (sff/hcp.c) default of 150 A for the top level, which Daga et al. do not state.
 DEFAULT_THRESHOLDS = (1.0, 7.0, 15.0)

@@ -2,7 +2,7 @@
 
 Units: positions and lengths in nm (OpenMM's), charges in e.  Maps are computed in kJ/mol/e,
 
-    V(p) = ONE_4PI_EPS0 * sum_i q_i s(|p - r_i|) / |p - r_i|,   ONE_4PI_EPS0 = 138.935457644382 kJ nm/(mol e^2),
+    V(p) = COULOMB_CONSTANT * sum_i q_i s(|p - r_i|) / |p - r_i|   (openmmnarumi.COULOMB_CONSTANT: OpenMM's 1/(4 pi eps0)),
 
 with s = 1 for method 'direct' (every atom as given, no periodic images) and s(r) = (1 - r^2/rc^2)^2 inside the cutoff
 rc for method 'cutoff' (Rodrigues et al. 2008; periodic images by the minimum-image convention when a box is given).
@@ -20,11 +20,11 @@ structure (maps of PDB files and trajectories), cli.
 from .._system import chargesFromSystem
 from .._units import DEFAULT_TEMPERATURE, FARADAY, MOLAR_GAS_CONSTANT, unitFactor
 from .cli import main
-from .engine import COINCIDENCE_RADIUS, ONE_4PI_EPS0, computePotentialMap, cudaAvailable, makeLattice
+from .engine import COINCIDENCE_RADIUS, computePotentialMap, cudaAvailable, makeLattice
 from .reporter import PotentialMapReporter
 from .result import PotentialMap
 from .structure import potentialMapFromStructure, potentialMapFromTrajectory
 
 __all__ = ["PotentialMap", "PotentialMapReporter", "computePotentialMap", "potentialMapFromStructure",
            "potentialMapFromTrajectory", "makeLattice", "chargesFromSystem", "unitFactor", "cudaAvailable",
-           "ONE_4PI_EPS0", "COINCIDENCE_RADIUS", "DEFAULT_TEMPERATURE", "main"]
+           "COINCIDENCE_RADIUS", "DEFAULT_TEMPERATURE", "main"]

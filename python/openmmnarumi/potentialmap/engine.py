@@ -5,13 +5,12 @@ from .. import _potentialmap
 from .._units import positionsInNanometers, stripUnit
 from .result import PotentialMap
 
-__all__ = ["ONE_4PI_EPS0", "COINCIDENCE_RADIUS", "cudaAvailable", "makeLattice", "computePotentialMap"]
+__all__ = ["COINCIDENCE_RADIUS", "cudaAvailable", "makeLattice", "computePotentialMap"]
 
 #: The map methods, and those that take a periodic box (cutoff: minimum image; msm: the Ewald potential).
 METHODS = ("cutoff", "direct", "msm")
 PERIODIC_METHODS = ("cutoff", "msm")
 
-ONE_4PI_EPS0 = _potentialmap.ONE_4PI_EPS0          # kJ nm / (mol e^2), OpenMM's value
 COINCIDENCE_RADIUS = _potentialmap.COINCIDENCE_RADIUS  # nm
 
 
