@@ -188,6 +188,51 @@ def test_device_of_each_part():
         InterRDF(u.atoms, u.atoms, devices=[-1])
 
 
+PLAIN_SCRIPT = """
+import numpy as np
+import MDAnalysis as mda
+from openmmnarumi.mdanalysis import InterRDF
+rng = np.random.default_rng(5)
+u = mda.Universe.empty(600, trajectory=True)
+u.add_TopologyAttr("name", ["OW"] * 600)
+u.load_new((rng.random((4, 600, 3)) * 25.0).astype(np.float32), order="fac",
+           dimensions=np.array([25.0, 25.0, 25.0, 90.0, 90.0, 90.0], dtype=np.float32))
+rdf = InterRDF(u.atoms, u.atoms, nbins=40, range=(0.0, 10.0)).run(backend="multiprocessing", n_workers=2)
+np.save(OUTPUT, rdf.results.count)
+"""
+
+
+def test_multiprocessing_runs_from_a_plain_script_without_a_main_guard(tmp_path):
+    """A script with no ``if __name__ == "__main__":`` guard runs in parallel (workers do not run it again), and its
+    counts are those of the serial run here."""
+    import subprocess
+    import sys
+    script = tmp_path / "plain.py"
+    output = tmp_path / "count.npy"
+    script.write_text(f"OUTPUT = {str(output)!r}\n" + PLAIN_SCRIPT)
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    namespace = {"OUTPUT": str(tmp_path / "serial.npy")}
+    exec(PLAIN_SCRIPT.replace('.run(backend="multiprocessing", n_workers=2)', ".run()"), namespace)
+    assert np.load(output).sum() > 10000
+    assert np.array_equal(np.load(output), np.load(tmp_path / "serial.npy"))
+
+
+def test_a_plain_script_whose_analysis_needs_it_gets_one_clear_error(tmp_path):
+    """An analysis class defined in a script without the guard: the workers must run the script, which starts them
+    again; the run ends in one error that says what to do."""
+    import subprocess
+    import sys
+    script = tmp_path / "subclass.py"
+    body = PLAIN_SCRIPT.replace("rdf = InterRDF(", "class MyRDF(InterRDF):\n    pass\nrdf = MyRDF(")
+    script.write_text(f"OUTPUT = {str(tmp_path / 'count.npy')!r}\n" + body)
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    # The run's own exception (the dying workers may print their tracebacks after it).
+    raised = [line for line in result.stderr.splitlines() if line.startswith("RuntimeError: the multiprocessing workers")]
+    assert len(raised) == 1 and 'if __name__ == "__main__":' in raised[0], result.stderr[-3000:]
+
+
 @pytest.mark.skipif(not cudaAvailable(), reason="no CUDA device")
 def test_cuda_workers_after_the_parent_used_cuda(cuda_devices):
     """The parent runs on the GPU first; workers (forkserver) still get the GPUs of the multi-device tests."""

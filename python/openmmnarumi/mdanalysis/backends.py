@@ -9,15 +9,48 @@ MDAnalysis' own ``backend="dask"`` runs ``dask.compute(scheduler="processes")``,
 machine, whatever cluster a ``Client`` is connected to.  This backend submits the parts of the run to a
 ``distributed.Client`` instead, so that the same analysis runs on a LocalCluster or a cluster of many machines.
 """
+from contextlib import contextmanager, nullcontext
+
 from ._mdanalysis import BackendBase, BackendMultiprocessing
 
 __all__ = ["DaskClusterBackend", "ForkServerBackend"]
 
 
+def _refersToMain(objects):
+    """Whether pickling objects names anything of the __main__ module (a class or function defined in the caller's
+    script), or cannot be told (True)."""
+    import pickle
+    try:
+        return b"__main__" in pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return True
+
+
+@contextmanager
+def _workersWithoutTheMainModule():
+    """Workers started meanwhile do not run the caller's main module again, as "forkserver" and "spawn" workers
+    otherwise do: a script without an ``if __name__ == "__main__":`` guard would start its analysis again in each."""
+    from multiprocessing import spawn
+    original = spawn.get_preparation_data
+
+    def withoutMain(name):
+        data = original(name)
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+        return data
+
+    spawn.get_preparation_data = withoutMain
+    try:
+        yield
+    finally:
+        spawn.get_preparation_data = original
+
+
 class ForkServerBackend(BackendMultiprocessing):
     """MDAnalysis' multiprocessing backend with the "forkserver" start method (what ``backend="multiprocessing"``
-    becomes for this package's classes): workers never inherit the caller's CUDA context.  As with "spawn", a
-    script that runs it needs the ``if __name__ == "__main__":`` guard."""
+    becomes for this package's classes): workers never inherit the caller's CUDA context.  The workers do not run the
+    caller's script again, so plain scripts and notebooks need no ``if __name__ == "__main__":`` guard, unless the
+    analysis refers to a class or function defined in that script (the workers then need it, and so the guard)."""
 
     def apply(self, func, computations):
         import multiprocessing
@@ -28,8 +61,19 @@ class ForkServerBackend(BackendMultiprocessing):
         # The server imports MDAnalysis once and every worker forks from it with that done; nothing that touches
         # CUDA is preloaded (a forked child of a process that initialized CUDA cannot use it).
         context.set_forkserver_preload(["numpy", "MDAnalysis", "MDAnalysis.analysis.base"])
-        with ProcessPoolExecutor(self.n_workers, mp_context=context) as pool:
-            return list(pool.map(func, computations))
+        from concurrent.futures.process import BrokenProcessPool
+        needsMain = _refersToMain((func, computations))
+        try:
+            with nullcontext() if needsMain else _workersWithoutTheMainModule():
+                with ProcessPoolExecutor(self.n_workers, mp_context=context) as pool:
+                    return list(pool.map(func, computations))
+        except BrokenProcessPool as error:
+            if not needsMain:
+                raise
+            raise RuntimeError(
+                "the multiprocessing workers ended before their work: this analysis uses a class or function defined "
+                "in the main script, so each worker runs that script again; run the analysis under "
+                "'if __name__ == \"__main__\":', or define that class or function in a module the script imports") from error
 
 
 class DaskClusterBackend(BackendBase):
