@@ -21,6 +21,8 @@
 #   stages        benchmarks/stage_times.py (NarumiNonbondedForce stage times on DHFR and boxes of $STAGE_WATER_ATOMS)
 #   ncu           ncu on DHFR steps of both forces (benchmarks/kernel_steps.py): every kernel's duration, then the
 #                 pair and neighbour-search kernels of both in detail ($OUT/ncu_*)
+#   context       benchmarks/context_speed.py (every fresh Context's speed from its first step, two timing modes;
+#                 $CONTEXT_ARGS: its options, e.g. "--builds 1 --contexts 2")
 #   multigpu      benchmarks/multi_gpu_speed.py on the devices $NARUMI_TEST_DEVICES (default 0,1): one GPU against
 #                 several for both forces, bit identity, RDF and potential maps ($MULTIGPU_ARGS: its options)
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
@@ -127,6 +129,11 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== benchmark: NarumiNonbondedForce vs NonbondedForce"
         python3 -m benchmarks.nonbonded_speed --data-dir "$data_dir" ${NONBONDED_ARGS:-} --markdown "$out/nonbonded_benchmark.md" \
             --json "$out/nonbonded_benchmark.json" || status=1
+    fi
+    if wants context; then
+        echo "== benchmark: every fresh Context's speed"
+        python3 -m benchmarks.context_speed --data-dir "$data_dir" ${CONTEXT_ARGS:-} --markdown "$out/context_speed.md" \
+            --json "$out/context_speed.json" || status=1
     fi
     if wants multigpu; then
         echo "== benchmark: one GPU against several (devices ${NARUMI_TEST_DEVICES:-0,1})"

@@ -115,11 +115,14 @@ private:
     /** The most tiles (or candidate blocks) a block's segment needs: every later block, within a memory bound. */
     int maxTilesPerBlock() const;
     /**
-     * Act on the status words of the last evaluation: grow the tile list and report range errors.  With wait (an
-     * energy evaluation, or the first one) it blocks and marks an out-of-range evaluation in lastEvaluationOutOfRange;
-     * otherwise it looks only if they have arrived, and throws OpenMMException for an out-of-range earlier step.
+     * Act on the status words of the newest finished evaluation: grow the tile list and report range errors.  With wait
+     * (an energy evaluation, or one after the list grew) it waits for the last evaluation and marks an out-of-range one
+     * in lastEvaluationOutOfRange; otherwise it reads the newest evaluation already finished, if any, and throws
+     * OpenMMException for an out-of-range earlier step.
      */
     void checkStatus(bool wait);
+    /** Before a build with a wider skin: segments grown by the ratio of the listed volumes, so that no block overflows. */
+    void growListForSkin(double oldSkin, double newSkin);
 
     OpenMM::CudaContext& cu;
     ForceInfo* info = nullptr;
@@ -135,10 +138,18 @@ private:
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, overflowBlocks, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts, candidatesReady;
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
-    Common::PinnedBuffer<NarumiStatusWords> pinnedStatus;  // one set of status words, read without blocking the stream
-    CUevent statusReady = nullptr;
+    /**
+     * Status copies in flight, one slot per evaluation: the host reads the newest evaluation the GPU has finished
+     * although it runs up to this many behind (a full launch queue), so list growth and the skin's choice never wait
+     * for an energy read.
+     */
+    static constexpr int STATUS_SLOTS = 256;
+    Common::PinnedBuffer<NarumiStatusWords> pinnedStatus;  // STATUS_SLOTS sets of status words, read without blocking the stream
+    std::vector<CUevent> statusReady;                      // recorded after each slot's copy
+    unsigned long long statusCopies = 0, firstUnreadCopy = 0;  // copies [firstUnreadCopy, statusCopies) not yet read
+    NarumiStatusWords lastStatus = {};                      // the newest status words read
     std::unique_ptr<Common::StageTimer> stageTimer;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
-    bool statusPending = false, tileListSized = false;
+    bool tileListSized = false;  // false: the next evaluation waits for its status (the first, and one after a list grew)
     /** Evaluations between two Hilbert sorts of the atoms; the blocks are rebuilt from current positions every time. */
     static constexpr int SORT_INTERVAL = 20;
     /** The list of a device that computes a share covers it and this fraction of the blocks on either side. */

@@ -8,11 +8,13 @@ namespace OpenMMNarumi {
 
 /**
  * Watches the neighbour search's running totals (NarumiStatusWords) as the host reads them back, and finds the one
- * reason a Context gives for warning that the search lists more than it should: block pairs taken as interacting
- * untested or blocks listed unfiltered (a box too small for the tests), blocks overflowing a list already at its
- * largest, or a list grown to more than 1.5 times the fewest tiles seen for the same range of listed blocks.  A device
- * of a multi-device Context lists only its share of the blocks and a margin, and lists another range, with more or
- * fewer tiles, when its share moves: each range starts a reference of its own.  Host code, no device needed.
+ * reason a Context gives for warning that the search costs more than it should: blocks overflowing a list already at
+ * its largest (a cutoff too long for the number of particles, or NoCutoff on many), or a list grown to more than 1.5
+ * times the fewest tiles seen for the same range of listed blocks.  Each warning says what the user can do.  A box
+ * small for its cutoff (block pairs taken as interacting untested, blocks listed without the atom filter) is searched
+ * as it should be: no warning.  A device of a multi-device Context lists only its share of the blocks and a margin,
+ * and lists another range, with more or fewer tiles, when its share moves: each range starts a reference of its own.
+ * Host code, no device needed.
  */
 class NarumiSearchMonitor {
 public:
@@ -21,10 +23,10 @@ public:
         rangeSince = firstEvaluation;
     }
     /**
-     * Take the totals just read.  listAtLargest: the tile list cannot grow any more; numBlocks: the system's blocks.
-     * Returns the reason for the warning the first time one applies (then never again), else an empty string.
+     * Take the totals just read.  listAtLargest: the tile list cannot grow any more; numAtoms and noCutoff: the
+     * system's, for the advice.  Returns the warning the first time one applies (then never again), else "".
      */
-    std::string note(const NarumiStatusWords& words, bool listAtLargest, int numBlocks);
+    std::string note(const NarumiStatusWords& words, bool listAtLargest, int numAtoms, bool noCutoff);
     /** The totals last taken. */
     const NarumiStatusWords& totals() const {
         return last;

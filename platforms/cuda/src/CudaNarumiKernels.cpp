@@ -133,7 +133,9 @@ CudaCalcNarumiNonbondedForceKernel::~CudaCalcNarumiNonbondedForceKernel() {
         stageTimer.reset();
     }
     pinnedStatus.reset();
-    for (CUevent event : {statusReady, shareStarted, shareFinished})
+    for (CUevent event : statusReady)
+        cuEventDestroy(event);
+    for (CUevent event : {shareStarted, shareFinished})
         if (event != nullptr)
             cuEventDestroy(event);
 }
@@ -264,7 +266,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     overflowBlocks.initialize<int>(cu, data.numBlocks, "narumiOverflowBlocks");
     try {
         data.cubStorageBytes = narumiSortStorageBytes(numAtoms);
-        pinnedStatus.resize(1);
+        pinnedStatus.resize(STATUS_SLOTS);
     }
     catch (const std::runtime_error& error) {
         throw asOpenMMException(error);
@@ -321,7 +323,12 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.sums.errorFlags = &data.status->errorFlags;
     setShare(0, 1);
 
-    checkDriver(cuEventCreate(&statusReady, CU_EVENT_DISABLE_TIMING), "creating an event");
+    statusReady.reserve(STATUS_SLOTS);
+    for (int slot = 0; slot < STATUS_SLOTS; slot++) {
+        CUevent event;
+        checkDriver(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "creating an event");
+        statusReady.push_back(event);
+    }
     if (partOfParallel) {
         checkDriver(cuEventCreate(&shareStarted, CU_EVENT_DEFAULT), "creating an event");
         checkDriver(cuEventCreate(&shareFinished, CU_EVENT_DEFAULT), "creating an event");
@@ -403,6 +410,19 @@ void CudaCalcNarumiNonbondedForceKernel::allocateCandidates(int candidatesPerBlo
     data.candidateBlocks = (int*) candidateBlocks.getDevicePointer();
 }
 
+void CudaCalcNarumiNonbondedForceKernel::growListForSkin(double oldSkin, double newSkin) {
+    const NarumiStatusWords& totals = searchMonitor.totals();
+    double growth = pow((cutoff + newSkin) / (cutoff + oldSkin), 3);
+    if (nonbondedMethod == NarumiNonbondedForce::NoCutoff || growth <= 1)
+        return;
+    // The volume a block lists grows less than the sphere's (the block's own extent adds to both radii): an upper bound.
+    int tiles = (int) ceil(totals.tilesPerBlockNeeded * growth), candidates = (int) ceil(totals.candidatesPerBlockNeeded * growth);
+    if (tiles > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock())
+        allocateTiles(tiles + tiles / 8 + 4);
+    if (candidates > data.candidatesPerBlockCapacity && data.candidatesPerBlockCapacity < maxTilesPerBlock())
+        allocateCandidates(candidates + candidates / 8 + 4);
+}
+
 void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     NarumiBox& box = data.box;
     box.sizeDouble = make_double3(boxVectors[0][0], boxVectors[1][1], boxVectors[2][2]);
@@ -419,16 +439,25 @@ void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
 }
 
 void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
-    if (!statusPending)
+    if (firstUnreadCopy == statusCopies)
         return;
+    unsigned long long newest = statusCopies - 1;
     if (wait)
-        checkDriver(cuEventSynchronize(statusReady), "waiting for the nonbonded kernels");
-    else if (cuEventQuery(statusReady) != CUDA_SUCCESS)
-        return;
-    statusPending = false;
-    NarumiStatusWords words = *pinnedStatus.data();
-    if (shareStarted != nullptr) {
-        // Both events precede the status copy in the stream: they have completed.
+        checkDriver(cuEventSynchronize(statusReady[newest % STATUS_SLOTS]), "waiting for the nonbonded kernels");
+    else {
+        // The totals are running sums: only the newest finished copy matters, and the copies finish in order.
+        unsigned long long finished = firstUnreadCopy;
+        while (finished < statusCopies && cuEventQuery(statusReady[finished % STATUS_SLOTS]) == CUDA_SUCCESS)
+            finished++;
+        if (finished == firstUnreadCopy)
+            return;
+        newest = finished - 1;
+    }
+    firstUnreadCopy = newest + 1;
+    const NarumiStatusWords words = pinnedStatus.data()[newest % STATUS_SLOTS];
+    lastStatus = words;
+    if (shareStarted != nullptr && newest == statusCopies - 1) {
+        // The share's events belong to the last evaluation, which precedes its status copy in the stream: completed.
         float milliseconds = 0;
         checkDriver(cuEventElapsedTime(&milliseconds, shareStarted, shareFinished), "timing the device's share");
         shareMilliseconds = milliseconds;
@@ -437,18 +466,22 @@ void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {
     noteSearchCounters(words);
     // Blocks whose tiles did not fit were computed whole by the pair kernel; grow the segments so that the next steps
     // need not.  The segments move when they grow: the list is rebuilt at the next evaluation.
+    bool grew = false;
     if (words.tilesPerBlockNeeded > data.tilesPerBlockCapacity && data.tilesPerBlockCapacity < maxTilesPerBlock()) {
         allocateTiles(words.tilesPerBlockNeeded + words.tilesPerBlockNeeded / 8 + 4);
-        rebuildRequested = true;
+        grew = true;
     }
     if (words.candidatesPerBlockNeeded > data.candidatesPerBlockCapacity && data.candidatesPerBlockCapacity < maxTilesPerBlock()) {
         allocateCandidates(words.candidatesPerBlockNeeded + words.candidatesPerBlockNeeded / 8 + 4);
-        rebuildRequested = true;
+        grew = true;
     }
-    tileListSized = true;
+    // A block that overflowed its candidates counted no tiles: the next evaluation, listed anew, is waited for too.
+    rebuildRequested |= grew;
+    tileListSized = !grew;
     if (words.errorFlags != 0) {
         checkDriver(cuMemsetD32Async(status.getDevicePointer() + offsetof(NarumiStatusWords, errorFlags), 0, 1, cu.getCurrentStream()),
                     "clearing the error flags");
+        firstUnreadCopy = statusCopies;  // the copies made before the flags are cleared still hold them
         if (wait) {
             // An energy evaluation of this very state: report it through an infinite energy, which a minimizer's
             // line search rejects (it probes such overlaps) and which getState shows to anyone else.
@@ -493,6 +526,7 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
             double skin = listSkin.current();
             const NarumiStatusWords& totals = searchMonitor.totals();
             if (listSkin.atForcedRebuild(totals.evaluations, totals.listBuilds) != skin) {
+                growListForSkin(skin, listSkin.current());
                 applyListSkin(listSkin.current());
                 searchMonitor.listRangeChanged(evaluationsLaunched + 1);
             }
@@ -508,14 +542,20 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         // The first evaluation sorts, sizes the list and loads the kernels: the report is of the evaluations after it.
         if (stageTimer != nullptr && evaluationsLaunched == 1)
             stageTimer->clearTotals();
-        checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data(), status.getDevicePointer(), sizeof(NarumiStatusWords), stream), "reading the status");
-        checkDriver(cuEventRecord(statusReady, stream), "recording an event");
-        statusPending = true;
+        // A slot still unread when the GPU is STATUS_SLOTS evaluations behind is given up: a newer copy supersedes it.
+        if (statusCopies - firstUnreadCopy == STATUS_SLOTS)
+            firstUnreadCopy++;
+        int slot = (int) (statusCopies % STATUS_SLOTS);
+        checkDriver(cuMemcpyDtoHAsync(pinnedStatus.data() + slot, status.getDevicePointer(), sizeof(NarumiStatusWords), stream),
+                    "reading the status");
+        checkDriver(cuEventRecord(statusReady[slot], stream), "recording an event");
+        statusCopies++;
     }
     catch (const std::runtime_error& error) {
         throw asOpenMMException(error);
     }
-    // The first evaluation sizes the tile list; energy evaluations report errors at once (OpenMM waits for them anyway).
+    // The first evaluation sizes the tile list, and one after the list grew checks it; energy evaluations report errors
+    // at once (OpenMM waits for them anyway).
     lastEvaluationOutOfRange = false;
     if (!tileListSized || includeEnergy)
         checkStatus(true);
@@ -523,9 +563,8 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
         return 0.0;
     // The energy comes back with the status words (OpenMM sums what execute returns), in double whatever the
     // precision: on several devices their fixed-point parts add exactly before this one conversion.
-    const NarumiStatusWords& words = *pinnedStatus.data();
-    lastEnergyParts.fixed = words.energyFixed;
-    lastEnergyParts.floating = words.energyFloating;
+    lastEnergyParts.fixed = lastStatus.energyFixed;
+    lastEnergyParts.floating = lastStatus.energyFloating;
     lastEnergyParts.outOfRange = lastEvaluationOutOfRange;
     if (partOfParallel)
         return 0.0;
@@ -533,10 +572,10 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
 }
 
 void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWords& words) {
-    string what = searchMonitor.note(words, data.tilesPerBlockCapacity >= maxTilesPerBlock(), data.numBlocks);
+    string what = searchMonitor.note(words, data.tilesPerBlockCapacity >= maxTilesPerBlock(), data.numAtoms,
+                                     nonbondedMethod == NarumiNonbondedForce::NoCutoff);
     if (!what.empty())
-        fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: the neighbour search listed more than it should (%s); these "
-                "evaluations are slower. Set NARUMI_PROFILE_STAGES=1 for the counts per evaluation.\n", what.c_str());
+        fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: %s.\n", what.c_str());
 }
 
 string CudaCalcNarumiNonbondedForceKernel::choiceFromEnvironment(const char* variable, const char* first, const char* second) {
@@ -594,8 +633,8 @@ int CudaCalcNarumiNonbondedForceKernel::searchWarpsFromEnvironment() {
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {
     NarumiStatusWords w = searchMonitor.totals();
-    if (statusPending && cuEventSynchronize(statusReady) == CUDA_SUCCESS)
-        w = *pinnedStatus.data();
+    if (firstUnreadCopy < statusCopies && cuEventSynchronize(statusReady[(statusCopies - 1) % STATUS_SLOTS]) == CUDA_SUCCESS)
+        w = pinnedStatus.data()[(statusCopies - 1) % STATUS_SLOTS];
     double evaluations = max(1.0, (double) w.evaluations);
     int searchWarps = 0;  // 0 in the report if the occupancy query fails: this runs in the destructor, which must not throw
     try {

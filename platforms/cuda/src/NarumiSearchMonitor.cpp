@@ -3,15 +3,13 @@
 using namespace OpenMMNarumi;
 using namespace std;
 
-string NarumiSearchMonitor::note(const NarumiStatusWords& words, bool listAtLargest, int numBlocks) {
+string NarumiSearchMonitor::note(const NarumiStatusWords& words, bool listAtLargest, int numAtoms, bool noCutoff) {
     if (words.evaluations <= last.evaluations) {
         last = words;
         return "";
     }
     double evaluations = (double) (words.evaluations - last.evaluations);
     double tiles = (words.listedTiles - last.listedTiles) / evaluations;
-    unsigned long long untested = words.untestedBlockPairs - last.untestedBlockPairs;
-    unsigned long long unfiltered = words.unfilteredBlocks - last.unfilteredBlocks;
     bool overflowed = words.overflowBlocks > last.overflowBlocks;
     // Tiles are compared only within one range: evaluations read together from before a change are no reference.
     bool oneRange = last.evaluations + 1 >= rangeSince;
@@ -24,15 +22,18 @@ string NarumiSearchMonitor::note(const NarumiStatusWords& words, bool listAtLarg
     last = words;
     if (warned)
         return "";
+    // Untested block pairs and unfiltered blocks (a box within a block's size of twice the cutoff) are the right
+    // search for such a box: the stage report counts them, and no warning is given.
     string what;
-    // Small boxes (a few blocks, or the cutoff near half the box) list nearly everything anyway: no warning there.
-    if ((untested + unfiltered) / evaluations > 0.05 * numBlocks && numBlocks > 32)
-        what = to_string(untested) + " block pairs taken as interacting untested and " + to_string(unfiltered) +
-               " blocks listed without the atom filter, because the cutoff plus a block's size reaches half the box";
-    else if (overflowed && listAtLargest)
-        what = "blocks overflowed a tile list already at its largest size";
+    if (overflowed && listAtLargest)
+        what = "the neighbour list of " + to_string(numAtoms) + " particles cannot hold every pair within the cutoff, so some "
+               "blocks are computed against all others and these evaluations are slower; " +
+               (noCutoff ? string("CutoffNonPeriodic with a cutoff, instead of NoCutoff, keeps the list within its bound")
+                         : string("a shorter cutoff keeps the list within its bound"));
     else if (oneRange && fewestTiles > 0 && tiles > 1.5 * fewestTiles)
-        what = "the tile list grew from " + to_string((long long) fewestTiles) + " to " + to_string((long long) tiles) + " tiles";
+        what = "the neighbour list grew from " + to_string((long long) fewestTiles) + " to " + to_string((long long) tiles) +
+               " tiles per evaluation and these evaluations are slower; unless the system condensed, this is a defect of the "
+               "search: please report it";
     warned = !what.empty();
     return what;
 }

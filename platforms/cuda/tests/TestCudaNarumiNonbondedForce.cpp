@@ -139,13 +139,19 @@ TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
     }
 }
 
-/** What NarumiNonbondedForce prints to stderr over a few evaluations of a water box (its search warnings). */
-string searchWarningsOf(const TestSystem& water, double cutoff) {
+/**
+ * What NarumiNonbondedForce prints to stderr over a few evaluations of a water box: its warnings, and with profile
+ * (NARUMI_PROFILE_STAGES) the stage report with the search's counters per evaluation.
+ */
+string stderrOfEvaluations(const TestSystem& water, double cutoff, bool profile) {
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(cutoff))});
     VerletIntegrator integrator(0.0005);
     ::testing::internal::CaptureStderr();
     {
+        if (profile)
+            setenv("NARUMI_PROFILE_STAGES", "1", 1);
         Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+        unsetenv("NARUMI_PROFILE_STAGES");
         context.setPositions(water.positions);
         for (int i = 0; i < 3; i++)
             context.getState(State::Energy);
@@ -153,12 +159,19 @@ string searchWarningsOf(const TestSystem& water, double cutoff) {
     return ::testing::internal::GetCapturedStderr();
 }
 
+/** The per-evaluation value of a search counter of a stage report (NaN if missing). */
+double searchCounter(const string& report, const string& name) {
+    size_t at = report.find(name + " ");
+    EXPECT_NE(at, string::npos) << report;
+    return at == string::npos ? nan("") : atof(report.c_str() + at + name.size() + 1);
+}
+
 /**
  * Triclinic boxes search as tightly as cubic ones: no block pair is taken as interacting untested and no block loses
- * the atom filter (the search warns when either happens).  Until the sort keys were taken from the wrapped brick's
- * coordinates, a quarter of the atoms of a dodecahedron got clamped fractional coordinates, blocks became sticks
- * across the box, and such a box ran at 0.62x OpenMM's speed with ~90k untested block pairs per evaluation.  A box
- * too small for its cutoff still gets the warning.
+ * the atom filter.  Until the sort keys were taken from the wrapped brick's coordinates, a quarter of the atoms of a
+ * dodecahedron got clamped fractional coordinates, blocks became sticks across the box, and such a box ran at 0.62x
+ * OpenMM's speed with ~90k untested block pairs per evaluation.  A box small for its cutoff (a block's size plus the
+ * cutoff reaches half the box) needs both, which is right for it: the counters show them, and no warning is printed.
  */
 TEST(CudaNarumiNonbondedForce, TriclinicBoxesSearchWithoutFallback) {
     SKIP_WITHOUT_CUDA();
@@ -166,11 +179,18 @@ TEST(CudaNarumiNonbondedForce, TriclinicBoxesSearchWithoutFallback) {
     Box dodecahedron = {Vec3(d, 0, 0), Vec3(0, d, 0), Vec3(d / 2, d / 2, d * sqrt(2.0) / 2)};
     Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
     for (const Box& box : {dodecahedron, octahedron}) {
-        string warnings = searchWarningsOf(waterBox(box, 31), 1.0);
-        EXPECT_EQ(warnings.find("neighbour search listed more"), string::npos) << warnings;
+        string report = stderrOfEvaluations(waterBox(box, 31), 1.0, true);
+        EXPECT_EQ(searchCounter(report, "untested block pairs"), 0.0) << report;
+        EXPECT_EQ(searchCounter(report, "unfiltered blocks"), 0.0) << report;
     }
-    string warnings = searchWarningsOf(waterBox(cubicBox(4.2), 32), 2.05);
-    EXPECT_NE(warnings.find("neighbour search listed more"), string::npos) << "a 4.2 nm box with a 2.05 nm cutoff: " << warnings;
+    for (auto [edge, cutoff] : {pair<double, double>{4.2, 2.05}, {3.3, 1.0}}) {
+        string small = "a " + to_string(edge) + " nm box with a " + to_string(cutoff) + " nm cutoff: ";
+        TestSystem water = waterBox(cubicBox(edge), 32);
+        string report = stderrOfEvaluations(water, cutoff, true);
+        EXPECT_GT(searchCounter(report, "untested block pairs") + searchCounter(report, "unfiltered blocks"), 0.0) << small << report;
+        string warnings = stderrOfEvaluations(water, cutoff, false);
+        EXPECT_EQ(warnings.find("warning"), string::npos) << small << warnings;
+    }
 }
 
 
@@ -468,7 +488,7 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
         onCuda = energyAndForces(context, 1 << 0);
     }
     string warnings = ::testing::internal::GetCapturedStderr();
-    EXPECT_EQ(warnings.find("neighbour search listed more"), string::npos) << warnings;
+    EXPECT_EQ(warnings.find("warning"), string::npos) << warnings;
     VerletIntegrator referenceIntegrator(1e-6);
     Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
     reference.setPositions(positions);
