@@ -21,13 +21,9 @@ std::string described(int device, const CudaDeviceIdentity& gpu) {
 } // namespace
 
 CudaDeviceIdentity cudaDeviceIdentity(int device) {
-    CudaDeviceIdentity gpu;
-    checkCuda(cudaDeviceGetAttribute(&gpu.major, cudaDevAttrComputeCapabilityMajor, device), "reading the compute capability");
-    checkCuda(cudaDeviceGetAttribute(&gpu.minor, cudaDevAttrComputeCapabilityMinor, device), "reading the compute capability");
     cudaDeviceProp properties;
     checkCuda(cudaGetDeviceProperties(&properties, device), "reading the device's properties");
-    gpu.name = properties.name;
-    return gpu;
+    return CudaDeviceIdentity{properties.name, properties.major, properties.minor};
 }
 
 void requireKernelImage(int device, const std::string& requester) {
