@@ -7,6 +7,9 @@
 %include <std_vector.i>
 %include <std_pair.i>
 
+// The headers' export macro (internal/NarumiExport.h) means nothing to the wrapper.
+#define OPENMM_EXPORT_NARUMI
+
 %{
 #include "NarumiNonbondedForce.h"
 #include "NonbondedForceConversion.h"

@@ -7,6 +7,7 @@
  */
 
 #include "RDFSampler.h"
+#include "internal/NarumiExport.h"
 #include "openmm/Context.h"
 #include <memory>
 
@@ -14,7 +15,7 @@ namespace OpenMMNarumi {
 
 struct AttachedRDFSamplerLink;
 
-class AttachedRDFSampler {
+class OPENMM_EXPORT_NARUMI AttachedRDFSampler {
 public:
     /**
      * Attach a copy of settings to context: the Context's platform creates the sampler's kernel, which checks the

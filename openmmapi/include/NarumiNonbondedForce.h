@@ -9,6 +9,7 @@
  * double precision; that path is the oracle every other implementation is tested against.
  */
 
+#include "internal/NarumiExport.h"
 #include "openmm/Context.h"
 #include "openmm/Force.h"
 #include <map>
@@ -17,7 +18,7 @@
 
 namespace OpenMMNarumi {
 
-class NarumiNonbondedForce : public OpenMM::Force {
+class OPENMM_EXPORT_NARUMI NarumiNonbondedForce : public OpenMM::Force {
 public:
     /** How long-range interactions are treated (same values as OpenMM's NonbondedForce). */
     enum NonbondedMethod {

@@ -2,6 +2,7 @@
 #define OPENMM_NARUMI_NONBONDED_FORCE_CONVERSION_H_
 
 #include "NarumiNonbondedForce.h"
+#include "internal/NarumiExport.h"
 #include "openmm/NonbondedForce.h"
 #include "openmm/System.h"
 
@@ -13,7 +14,7 @@ namespace OpenMMNarumi {
  * force group and name (a NonbondedForce's default name "NonbondedForce" becomes "NarumiNonbondedForce").  Throws OpenMMException for PME, Ewald and LJPME, and for features it cannot
  * represent (global parameters, parameter offsets).  The caller owns the returned force.
  */
-NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
+OPENMM_EXPORT_NARUMI NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
 
 /**
  * Replace every NonbondedForce in system by its NarumiNonbondedForce equivalent (see above) at the same
@@ -22,7 +23,7 @@ NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& f
  * taken before the call are no longer valid; get them again from the System.  If a force cannot be converted or
  * copied, nothing is changed.  A Context must be created again afterwards.
  */
-int replaceNonbondedForces(OpenMM::System& system);
+OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system);
 
 } // namespace OpenMMNarumi
 

@@ -13,6 +13,7 @@
  * bitwise the same pair arithmetic on every platform, so the counts equal RDFEngine's for the same frames.
  */
 
+#include "internal/NarumiExport.h"
 #include "openmm/Context.h"
 #include "openmm/Force.h"
 #include <vector>
@@ -34,7 +35,7 @@ struct RDFSamplerResult {
     long long lastSampledStep = -1;
 };
 
-class RDFSampler : public OpenMM::Force {
+class OPENMM_EXPORT_NARUMI RDFSampler : public OpenMM::Force {
 public:
     /**
      * selection1, selection2: atom indices (selection2 empty: the same as selection1).  rMax, rMin in nm; bins

@@ -214,7 +214,7 @@ __device__ void cutoffCellList(const int* __restrict__ cellStart, const double4*
                     sum[k].add(partial[k]);
                     partial[k] = 0.0f;
                 }
-                if (++blocksSinceCarry == OpenMMNarumi::NARUMI_CARRY_INTERVAL) {
+                if (++blocksSinceCarry == Common::NARUMI_CARRY_INTERVAL) {
 #pragma unroll
                     for (int k = 0; k < CUTOFF_POINTS_X; k++)
                         sum[k].carry();

@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(DIRECT_THREADS) directKernel(const double4* __
                 sum[i].add(partial[i]);
                 partial[i] = 0.0f;
             }
-            if (++blocksSinceCarry == OpenMMNarumi::NARUMI_CARRY_INTERVAL) {
+            if (++blocksSinceCarry == Common::NARUMI_CARRY_INTERVAL) {
 #pragma unroll
                 for (int i = 0; i < DIRECT_POINTS; i++)
                     sum[i].carry();

@@ -7,10 +7,10 @@
  * A kernel sums the terms of each block of (at most) 32 atoms into a plain float partial, then hands the partial to
  * one of these accumulators: the per-term cost stays one FMA, and the rounding of long sums is confined to the
  * accumulator.  Terms are already in kJ/mol/e (charges are scaled by COULOMB_CONSTANT on the host), which puts
- * Narumi's fixed 2^-27 resolution at 7.5e-9 kJ/mol/e and its range at +-2^20 kJ/mol/e.
+ * Narumi's fixed 2^-25 resolution at 3.0e-8 kJ/mol/e and its range at +-2^20 kJ/mol/e.
  */
 
-#include "NarumiAccumulator.cuh"
+#include "NarumiCommon/NarumiAccumulator.cuh"
 
 namespace OpenMMNarumi::PotentialMap {
 
@@ -44,15 +44,15 @@ struct CompensatedAccumulator {
     __device__ bool outOfRange() const { return false; }
 };
 
-/** Block partials added to Narumi's float + int32 accumulator (platforms/cuda/include/NarumiAccumulator.cuh). */
+/** Block partials added to Narumi's float + int32 accumulator (common/'s NarumiAccumulator.cuh). */
 struct NarumiMapAccumulator {
-    OpenMMNarumi::NarumiAccumulator sum;
-    __device__ void init() { sum = OpenMMNarumi::narumiZero(); }
-    __device__ void add(float partial) { OpenMMNarumi::narumiAdd(sum, partial); }
+    Common::NarumiAccumulator sum;
+    __device__ void init() { sum = Common::narumiZero(); }
+    __device__ void add(float partial) { Common::narumiAdd(sum, partial); }
     /** The kernels call this every NARUMI_CARRY_INTERVAL additions, as narumiAdd requires. */
-    __device__ void carry() { OpenMMNarumi::narumiCarry(sum); }
-    __device__ float value() const { return (float) OpenMMNarumi::narumiToDouble(sum); }
-    __device__ bool outOfRange() const { return OpenMMNarumi::narumiOutOfRange(sum); }
+    __device__ void carry() { Common::narumiCarry(sum); }
+    __device__ float value() const { return (float) Common::narumiToDouble(sum); }
+    __device__ bool outOfRange() const { return Common::narumiOutOfRange(sum); }
 };
 
 /** The SFU's reciprocal square root, without the denormal fix-up rsqrtf adds (inputs are >= 1e-6 or guarded). */

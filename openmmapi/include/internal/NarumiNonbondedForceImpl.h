@@ -2,6 +2,7 @@
 #define OPENMM_NARUMI_NONBONDED_FORCE_IMPL_H_
 
 #include "NarumiNonbondedForce.h"
+#include "internal/NarumiExport.h"
 #include "openmm/Kernel.h"
 #include "openmm/internal/ForceImpl.h"
 #include <map>
@@ -12,7 +13,7 @@
 namespace OpenMMNarumi {
 
 /** The ForceImpl of NarumiNonbondedForce: validates the force against its System and drives the kernel. */
-class NarumiNonbondedForceImpl : public OpenMM::ForceImpl {
+class OPENMM_EXPORT_NARUMI NarumiNonbondedForceImpl : public OpenMM::ForceImpl {
 public:
     explicit NarumiNonbondedForceImpl(const NarumiNonbondedForce& owner);
     void initialize(OpenMM::ContextImpl& context) override;

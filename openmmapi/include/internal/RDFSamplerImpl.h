@@ -2,6 +2,7 @@
 #define OPENMM_NARUMI_RDF_SAMPLER_IMPL_H_
 
 #include "RDFSampler.h"
+#include "internal/NarumiExport.h"
 #include "openmm/Kernel.h"
 #include "openmm/internal/ForceImpl.h"
 #include <map>
@@ -15,7 +16,7 @@ namespace OpenMMNarumi {
  * (ContextImpl::updateContextState, before the step's force evaluation): that is where frames are taken, from the
  * positions after getStepCount() steps.  calcForcesAndEnergy() does nothing.
  */
-class RDFSamplerImpl : public OpenMM::ForceImpl {
+class OPENMM_EXPORT_NARUMI RDFSamplerImpl : public OpenMM::ForceImpl {
 public:
     explicit RDFSamplerImpl(const RDFSampler& owner) : owner(owner) {
     }

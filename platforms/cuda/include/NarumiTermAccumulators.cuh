@@ -33,7 +33,7 @@
  * double, C-E float pairs) sum in floating point and merge with floating-point atomics: order-dependent by design.
  */
 
-#include "NarumiAccumulator.cuh"
+#include "NarumiCommon/NarumiAccumulator.cuh"
 #include "NarumiNonbondedTypes.h"
 #include "NarumiPairInteraction.cuh"
 #include "PairExpression.cuh"
@@ -101,7 +101,7 @@ __device__ inline long long narumiRoundedTerm(Real y, int& errors) {
 
 /** What a Narumi pair adds for a term y, in OpenMM's fixed point: rint(y * 2^25) * 2^7 (NarumiAccumulator.cuh). */
 __device__ inline long long narumiGridTerm(float y, int& errors) {
-    return narumiRoundedTerm<NARUMI_LOW_FRACTION_BITS>(y, errors);
+    return narumiRoundedTerm<Common::NARUMI_LOW_FRACTION_BITS>(y, errors);
 }
 
 /**
@@ -157,27 +157,27 @@ struct NarumiGridSum : FixedGlobalSum {
  * all exact cancellation needs; and the Narumi pair keeps 32x headroom for the sum of the small terms.
  */
 struct NarumiTermAccumulator : NarumiGridSum<NarumiTermAccumulator> {
-    NarumiAccumulator small;
+    Common::NarumiAccumulator small;
 
     __device__ void zero() {
-        small = narumiZero();
+        small = Common::narumiZero();
         large = 0;
         errors = 0;
     }
     __device__ void add(float y) {
         if (fabsf(y) < NARUMI_LARGE_TERM)
-            narumiAddUnchecked(small, y);  // the range is checked by carry(), after every tile
+            Common::narumiAddUnchecked(small, y);  // the range is checked by carry(), after every tile
         else
             large += narumiGridTerm(y, errors);
     }
     __device__ void carry() {
-        narumiCarry(small);
+        Common::narumiCarry(small);
     }
     /** The sum in OpenMM's fixed point; exact. */
     __device__ long long fixedPoint() {
-        if (narumiOutOfRange(small))
+        if (Common::narumiOutOfRange(small))
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
-        return narumiToFixedPoint(small) + large;
+        return Common::narumiToFixedPoint(small) + large;
     }
 
     /**
@@ -189,18 +189,18 @@ struct NarumiTermAccumulator : NarumiGridSum<NarumiTermAccumulator> {
         int lo;
     };
     __device__ static Partner partnerZero() {
-        return Partner{NARUMI_LARGE, 0};
+        return Partner{Common::NARUMI_LARGE, 0};
     }
     // No addPartner(): Narumi's partner terms are the split terms of addPairForce (below the accumulators).
     /** The two sums add exactly as integers, so the value is that of one sum of all the terms. */
     __device__ static void flushPartner(const Partner& first, const Partner& second, const NarumiGlobalSums& sums, int atom,
                                         int component, int& errors) {
-        if ((narumiExponentError(first.hi) | narumiExponentError(second.hi)) != 0) {
+        if ((Common::narumiExponentError(first.hi) | Common::narumiExponentError(second.hi)) != 0) {
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
             return;
         }
-        long long units = narumiUnitsInBinade(first.hi, first.lo) + narumiUnitsInBinade(second.hi, second.lo);
-        long long value = units * (1LL << NARUMI_FIXED_POINT_SHIFT);
+        long long units = Common::narumiUnitsInBinade(first.hi, first.lo) + Common::narumiUnitsInBinade(second.hi, second.lo);
+        long long value = units * (1LL << Common::NARUMI_FIXED_POINT_SHIFT);
         if (value != 0)
             addForceTerm(sums, atom, component, value);
     }
@@ -254,7 +254,7 @@ struct FixedPointTermAccumulator : FixedGlobalSum {
 
 using FixedPoint64TermAccumulator = FixedPointTermAccumulator<32, float>;
 /** Double precision: Narumi's and FixedPoint64's sums of double-precision pair terms. */
-using NarumiGridDoubleTermAccumulator = FixedPointTermAccumulator<NARUMI_LOW_FRACTION_BITS, double>;
+using NarumiGridDoubleTermAccumulator = FixedPointTermAccumulator<Common::NARUMI_LOW_FRACTION_BITS, double>;
 using FixedPoint64DoubleTermAccumulator = FixedPointTermAccumulator<32, double>;
 
 /** Narumi's method A: float sums, merged with float atomics. */
@@ -505,9 +505,9 @@ __device__ inline void addLargePairForce(NarumiGridSum<Sum>& x, NarumiGridSum<Su
 /** Narumi: one range test for the pair rather than one per component. */
 __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z, float3 f) {
     if (narumiSmallVector(f)) {
-        narumiAddUnchecked(x.small, f.x);
-        narumiAddUnchecked(y.small, f.y);
-        narumiAddUnchecked(z.small, f.z);
+        Common::narumiAddUnchecked(x.small, f.x);
+        Common::narumiAddUnchecked(y.small, f.y);
+        Common::narumiAddUnchecked(z.small, f.z);
     }
     else
         addLargeVector(x, y, z, narumiGridVector(f));
@@ -524,15 +524,15 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
                                     PartnerXY<NarumiTermAccumulator::Partner>& pxy, NarumiTermAccumulator::Partner& pz, float3 f,
                                     bool small, const NarumiGlobalSums& sums, int partnerAtom, int& errors) {
     if (small) {
-        NarumiSplitTerm tx = narumiSplit(f.x), ty = narumiSplit(f.y), tz = narumiSplit(f.z);
-        narumiAddSplit(x.small.hi, x.small.lo, tx);
-        narumiAddSplit(y.small.hi, y.small.lo, ty);
-        narumiAddSplit(z.small.hi, z.small.lo, tz);
+        Common::NarumiSplitTerm tx = Common::narumiSplit(f.x), ty = Common::narumiSplit(f.y), tz = Common::narumiSplit(f.z);
+        Common::narumiAddSplit(x.small.hi, x.small.lo, tx);
+        Common::narumiAddSplit(y.small.hi, y.small.lo, ty);
+        Common::narumiAddSplit(z.small.hi, z.small.lo, tz);
         PartnerXY<NarumiTermAccumulator::Partner> partnerXY = pxy;   // x and y in one shared-memory access each way
-        narumiSubtractSplit(partnerXY.x.hi, partnerXY.x.lo, tx);
-        narumiSubtractSplit(partnerXY.y.hi, partnerXY.y.lo, ty);
+        Common::narumiSubtractSplit(partnerXY.x.hi, partnerXY.x.lo, tx);
+        Common::narumiSubtractSplit(partnerXY.y.hi, partnerXY.y.lo, ty);
         pxy = partnerXY;
-        narumiSubtractSplit(pz.hi, pz.lo, tz);
+        Common::narumiSubtractSplit(pz.hi, pz.lo, tz);
     }
     else
         addLargePairForce(x, y, z, f, sums, partnerAtom);
@@ -542,7 +542,7 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
  * 1.5 * 2^27: y + MAGIC, for |y| < 2^26, lies in [2^27, 2^28), where the doubles are exactly the multiples of
  * 2^-25, Narumi's grid; MAGIC is an even number of them, so the addition rounds y to nearest, ties to even.
  */
-constexpr double NARUMI_GRID_DOUBLE_MAGIC = 1.5 * double(1LL << (52 - NARUMI_LOW_FRACTION_BITS));
+constexpr double NARUMI_GRID_DOUBLE_MAGIC = 1.5 * double(1LL << (52 - Common::NARUMI_LOW_FRACTION_BITS));
 static_assert(NARUMI_LARGE_TERM < NARUMI_GRID_DOUBLE_MAGIC / 3, "a small term stays inside the magic number's binade");
 
 /** y rounded onto Narumi's grid, rint(y * 2^25) * 2^-25, as a double: what a Narumi pair adds for y (|y| < 2^26). */
@@ -575,7 +575,7 @@ struct NarumiGridInDoubleAccumulator : NarumiGridSum<NarumiGridInDoubleAccumulat
     }
     /** Narumi's range test: a NaN or a sum of 2^20 or more sets the range error. */
     __device__ static bool inRange(double value, int& errors) {
-        bool inside = fabs(value) < NARUMI_RANGE;
+        bool inside = fabs(value) < Common::NARUMI_RANGE;
         if (!inside)
             errors |= NARUMI_ERROR_ACCUMULATOR_RANGE;
         return inside;

@@ -16,24 +16,24 @@ int gridSize(int numSegments) {
  * The paper needs no atomic on the (hi, lo) pair itself, since each thread owns its accumulator; merging threads
  * is integer addition, exact and order-independent.  An out-of-range sum is not added: it raises *outOfRangeFlag.
  */
-__device__ inline void narumiAtomicAddFixedPoint(unsigned long long* target, int* outOfRangeFlag, const NarumiAccumulator& a) {
-    if (narumiOutOfRange(a))
+__device__ inline void narumiAtomicAddFixedPoint(unsigned long long* target, int* outOfRangeFlag, const Common::NarumiAccumulator& a) {
+    if (Common::narumiOutOfRange(a))
         atomicOr(outOfRangeFlag, 1);
     else
-        atomicAdd(target, (unsigned long long) narumiToFixedPoint(a));
+        atomicAdd(target, (unsigned long long) Common::narumiToFixedPoint(a));
 }
 
 __global__ void sumSegmentsNarumiKernel(const float* __restrict__ values, int length, int numSegments,
-                                        NarumiAccumulator* segmentSums, unsigned long long* totalFixedPoint,
+                                        Common::NarumiAccumulator* segmentSums, unsigned long long* totalFixedPoint,
                                         int* outOfRangeFlag) {
     for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < numSegments; s += gridDim.x * blockDim.x) {
-        NarumiAccumulator sum = narumiZero();
+        Common::NarumiAccumulator sum = Common::narumiZero();
         // Figure 8's loop nest: a block of additions, then a carry, so lo never overflows.
-        for (int start = 0; start < length; start += NARUMI_CARRY_INTERVAL) {
-            int end = min(start + NARUMI_CARRY_INTERVAL, length);
+        for (int start = 0; start < length; start += Common::NARUMI_CARRY_INTERVAL) {
+            int end = min(start + Common::NARUMI_CARRY_INTERVAL, length);
             for (int i = start; i < end; i++)
-                narumiAdd(sum, values[(size_t) i * numSegments + s]);
-            narumiCarry(sum);
+                Common::narumiAdd(sum, values[(size_t) i * numSegments + s]);
+            Common::narumiCarry(sum);
         }
         segmentSums[s] = sum;
         narumiAtomicAddFixedPoint(totalFixedPoint, outOfRangeFlag, sum);
@@ -53,7 +53,7 @@ __global__ void sumSegmentsFloatKernel(const float* __restrict__ values, int len
 
 } // namespace
 
-cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, NarumiAccumulator* segmentSums,
+cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, Common::NarumiAccumulator* segmentSums,
                               unsigned long long* totalFixedPoint, int* outOfRangeFlag, cudaStream_t stream) {
     sumSegmentsNarumiKernel<<<gridSize(numSegments), BLOCK_SIZE, 0, stream>>>(values, length, numSegments, segmentSums,
                                                                               totalFixedPoint, outOfRangeFlag);

@@ -10,7 +10,7 @@
  * the product's kernels accumulate through the same header, NarumiAccumulator.cuh.
  */
 
-#include "NarumiAccumulator.cuh"
+#include "NarumiCommon/NarumiAccumulator.cuh"
 #include <cuda_runtime.h>
 
 namespace OpenMMNarumi {
@@ -19,7 +19,7 @@ namespace OpenMMNarumi {
  * Narumi accumulation.  segmentSums[s] is segment s's carried (normalized) accumulator; each in-range segment is
  * added to *totalFixedPoint (OpenMM's 2^32 fixed point), each out-of-range one sets *outOfRangeFlag instead.
  */
-cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, NarumiAccumulator* segmentSums,
+cudaError_t sumSegmentsNarumi(const float* values, int length, int numSegments, Common::NarumiAccumulator* segmentSums,
                               unsigned long long* totalFixedPoint, int* outOfRangeFlag, cudaStream_t stream = 0);
 
 /** Plain float accumulation (Narumi's method A), for comparison: segmentSums[s] and a float atomicAdd into *total. */

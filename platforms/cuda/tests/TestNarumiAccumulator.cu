@@ -5,7 +5,7 @@
  * present.
  */
 
-#include "NarumiAccumulator.cuh"
+#include "NarumiCommon/NarumiAccumulator.cuh"
 #include "NarumiPairInteraction.cuh"
 #include "NarumiTermAccumulators.cuh"
 #include "PairExpression.cuh"
@@ -21,6 +21,7 @@
 #include <vector>
 
 using namespace OpenMMNarumi;
+using namespace OpenMMNarumi::Common;
 
 namespace {
 

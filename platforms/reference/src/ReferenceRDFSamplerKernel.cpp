@@ -1,5 +1,5 @@
 #include "ReferenceRDFSamplerKernel.h"
-#include "RDFSamplerProblem.h"
+#include "internal/RDFSamplerProblem.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/internal/ContextImpl.h"
 #include "openmm/reference/ReferencePlatform.h"

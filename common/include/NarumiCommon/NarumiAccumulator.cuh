@@ -1,5 +1,5 @@
-#ifndef NARUMI_ACCUMULATOR_CUH_
-#define NARUMI_ACCUMULATOR_CUH_
+#ifndef NARUMI_COMMON_NARUMI_ACCUMULATOR_CUH_
+#define NARUMI_COMMON_NARUMI_ACCUMULATOR_CUH_
 
 /**
  * Narumi's quasi double-precision accumulator (Narumi et al. 2008, section 3.3, Figures 8 and 9).
@@ -18,13 +18,14 @@
  * latter a quarter-rate instruction on today's GPUs.  Net effect: a term y contributes exactly rint(y * 2^25) units
  * (round half to even), a function of y alone and odd in y.
  *
- * Units are those of the terms: kJ/mol/nm for the forces this is built for.  Compile with nvcc.
+ * Units are those of the terms: kJ/mol/nm for the forces this is built for (the CUDA platform's pair kernels), kJ/mol/e
+ * for the potential map engine's points.  Header only; compile with nvcc.
  */
 
 #include <climits>
 #include <cstring>
 
-namespace OpenMMNarumi {
+namespace OpenMMNarumi::Common {
 
 // Why LARGE_SHIFT = 21 (the paper's value) suits forces in kJ/mol/nm:
 // - range: every term and every partial sum must stay below 2^20 = 1.05e6 in magnitude;
@@ -211,6 +212,6 @@ __host__ __device__ inline long long narumiUnitsInBinade(float hi, int lo) {
     return ((fraction - (1LL << 22)) << NARUMI_LOW_KEPT_BITS) + lo;
 }
 
-} // namespace OpenMMNarumi
+} // namespace OpenMMNarumi::Common
 
-#endif // NARUMI_ACCUMULATOR_CUH_
+#endif // NARUMI_COMMON_NARUMI_ACCUMULATOR_CUH_

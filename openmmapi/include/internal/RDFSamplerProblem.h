@@ -1,10 +1,11 @@
-#ifndef NARUMI_RDF_SAMPLER_PROBLEM_H_
-#define NARUMI_RDF_SAMPLER_PROBLEM_H_
+#ifndef OPENMM_NARUMI_RDF_SAMPLER_PROBLEM_H_
+#define OPENMM_NARUMI_RDF_SAMPLER_PROBLEM_H_
 
 /**
  * What every platform's RDFSampler kernel does first: the RDF engine's problem for a sampler in a System (its
  * selections, range, bins, exclusion groups, checked against the System's default box), with bad input reported as
- * an OpenMMException "RDFSampler: <the engine's message naming the value>" when the Context is created.
+ * an OpenMMException "RDFSampler: <the engine's message naming the value>" when the Context is created.  Only the
+ * platforms' kernels include this header (they link the RDF engine); the API library itself needs no engine.
  */
 
 #include "RDFSampler.h"
@@ -36,4 +37,4 @@ inline Rdf::RdfProblem rdfSamplerProblem(const OpenMM::System& system, const RDF
 
 } // namespace OpenMMNarumi
 
-#endif // NARUMI_RDF_SAMPLER_PROBLEM_H_
+#endif // OPENMM_NARUMI_RDF_SAMPLER_PROBLEM_H_
