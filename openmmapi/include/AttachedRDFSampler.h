@@ -1,11 +1,6 @@
 #ifndef OPENMM_NARUMI_ATTACHED_RDF_SAMPLER_H_
 #define OPENMM_NARUMI_ATTACHED_RDF_SAMPLER_H_
 
-/**
- * An RDFSampler attached to a Context that already exists, whose System does not contain it: what RDFReporter uses
- * to histogram OpenMM's own positions (on CUDA: its device buffer, on its stream) with no getState copy.
- */
-
 #include "RDFSampler.h"
 #include "openmm/Context.h"
 #include <memory>
@@ -14,6 +9,12 @@ namespace OpenMMNarumi {
 
 struct AttachedRDFSamplerLink;
 
+/**
+ * An RDFSampler attached to a Context that already exists, whose System does not contain it: what RDFReporter uses
+ * to histogram OpenMM's own positions (on CUDA: its device buffer, on its stream) with no getState copy.
+ *
+ * Distances in nm, as in RDFSampler.
+ */
 class AttachedRDFSampler {
 public:
     /**
@@ -36,6 +37,7 @@ public:
     RDFSamplerResult getResult() const;
     /** False once the Context has been deleted or reinitialized. */
     bool isAttached() const;
+    /** The settings it was attached with (selections, range in nm, bins, exclusion groups). */
     const RDFSampler& getSettings() const;
 
 private:
