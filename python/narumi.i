@@ -1,5 +1,10 @@
 // SWIG interface of the openmm-narumi plugin: NarumiNonbondedForce, the NonbondedForce converter and RDFSampler.
-%module(package="openmmnarumi") narumi
+%define NARUMI_MODULE_DOCSTRING
+"The C++ API of openmm-narumi in Python (SWIG): NarumiNonbondedForce, createNarumiNonbondedForce,
+replaceNonbondedForces, RDFSampler, RDFSamplerResult and AttachedRDFSampler, with the C++ headers' documentation.
+Units are OpenMM's (nm, e, kJ/mol); the openmmnarumi package re-exports the public names."
+%enddef
+%module(package="openmmnarumi", docstring=NARUMI_MODULE_DOCSTRING) narumi
 
 %import(module="openmm") "swig/OpenMMSwigHeaders.i"
 %include "swig/typemaps.i"

@@ -1,11 +1,6 @@
 #ifndef OPENMM_NARUMI_ATTACHED_RDF_SAMPLER_H_
 #define OPENMM_NARUMI_ATTACHED_RDF_SAMPLER_H_
 
-/**
- * An RDFSampler attached to a Context that already exists, whose System does not contain it: what RDFReporter uses
- * to histogram OpenMM's own positions (on CUDA: its device buffer, on its stream) with no getState copy.
- */
-
 #include "RDFSampler.h"
 #include "internal/NarumiExport.h"
 #include "openmm/Context.h"
@@ -15,7 +10,13 @@ namespace OpenMMNarumi {
 
 struct AttachedRDFSamplerLink;
 
-class OPENMM_EXPORT_NARUMI AttachedRDFSampler {
+/**
+ * An RDFSampler attached to a Context that already exists, whose System does not contain it: what RDFReporter uses
+ * to histogram OpenMM's own positions (on CUDA: its device buffer, on its stream) with no getState copy.
+ *
+ * Distances in nm, as in RDFSampler.
+ */
+class AttachedRDFSampler {
 public:
     /**
      * Attach a copy of settings to context: the Context's platform creates the sampler's kernel, which checks the
@@ -37,6 +38,7 @@ public:
     RDFSamplerResult getResult() const;
     /** False once the Context has been deleted or reinitialized. */
     bool isAttached() const;
+    /** The settings it was attached with (selections, range in nm, bins, exclusion groups). */
     const RDFSampler& getSettings() const;
 
 private:

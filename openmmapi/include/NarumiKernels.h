@@ -12,9 +12,11 @@ namespace OpenMMNarumi {
 /** Computes the forces and energy of a NarumiNonbondedForce; one implementation per platform. */
 class CalcNarumiNonbondedForceKernel : public OpenMM::KernelImpl {
 public:
+    /** The kernel's name, by which a Platform's KernelFactory is asked for it. */
     static std::string Name() {
         return "CalcNarumiNonbondedForce";
     }
+    /** Called by the platform's KernelFactory. */
     CalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform) : OpenMM::KernelImpl(name, platform) {
     }
     /** Set up for a System; force has already been validated by NarumiNonbondedForceImpl. */

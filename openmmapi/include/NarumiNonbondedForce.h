@@ -1,14 +1,6 @@
 #ifndef OPENMM_NARUMI_NONBONDED_FORCE_H_
 #define OPENMM_NARUMI_NONBONDED_FORCE_H_
 
-/**
- * NarumiNonbondedForce: a cutoff (non-Ewald) Coulomb + Lennard-Jones force that can replace
- * OpenMM's NonbondedForce.  On GPUs it is computed in single precision with forces and energy
- * accumulated by Narumi's float + 32-bit fixed-point trick, and bonded pairs are excluded after
- * the all-pairs pass (Narumi et al. 2008).  On the Reference and CPU platforms everything is
- * double precision; that path is the oracle every other implementation is tested against.
- */
-
 #include "internal/NarumiExport.h"
 #include "openmm/Context.h"
 #include "openmm/Force.h"
@@ -18,7 +10,17 @@
 
 namespace OpenMMNarumi {
 
-class OPENMM_EXPORT_NARUMI NarumiNonbondedForce : public OpenMM::Force {
+/**
+ * A cutoff (non-Ewald) Coulomb + Lennard-Jones force that can replace OpenMM's NonbondedForce, with the same
+ * parameters, methods and rules.  On GPUs it is computed in single precision with forces and energy accumulated by
+ * Narumi's float + 32-bit fixed-point trick, and bonded pairs are excluded after the all-pairs pass (Narumi et al.
+ * 2008).  On the Reference and CPU platforms everything is double precision; that path is the oracle every other
+ * implementation is tested against.
+ *
+ * Units are OpenMM's: distances in nm, charges in e, energies in kJ/mol.  In Python every argument may also be an
+ * openmm.unit Quantity, and the getters of distances and parameters return Quantities, as NonbondedForce's do.
+ */
+class NarumiNonbondedForce : public OpenMM::Force {
 public:
     /** How long-range interactions are treated (same values as OpenMM's NonbondedForce). */
     enum NonbondedMethod {
@@ -56,6 +58,8 @@ public:
         ModifiedNitadori = 6
     };
 
+    /** An empty force: NoCutoff, ReactionField, Narumi accumulation, cutoff 1 nm, no switching, dispersion correction
+     *  on, named "NarumiNonbondedForce" (NonbondedForce's defaults). */
     NarumiNonbondedForce();
 
     /** The number of particles (the System's, once all are added). */
@@ -67,7 +71,7 @@ public:
         return exceptions.size();
     }
 
-    /** NoCutoff, CutoffNonPeriodic or CutoffPeriodic (default CutoffPeriodic). */
+    /** NoCutoff, CutoffNonPeriodic or CutoffPeriodic (default NoCutoff, as in NonbondedForce). */
     NonbondedMethod getNonbondedMethod() const;
     /** NoCutoff, CutoffNonPeriodic or CutoffPeriodic; another value throws naming it. */
     void setNonbondedMethod(NonbondedMethod method);
@@ -80,11 +84,11 @@ public:
     /** One of the AccumulationMethod values; another value throws naming it. */
     void setAccumulationMethod(AccumulationMethod method);
 
-    /** Cutoff distance in nm (ignored with NoCutoff).  Must be positive. */
+    /** Cutoff distance in nm (default 1 nm; ignored with NoCutoff). */
     double getCutoffDistance() const;
     /** Cutoff distance in nm; it must be positive and finite. */
     void setCutoffDistance(double distance);
-    /** Dielectric constant of the reaction-field continuum (default 78.3). */
+    /** Dielectric constant (dimensionless) of the reaction-field continuum (default 78.3). */
     double getReactionFieldDielectric() const;
     /** Dielectric constant of the reaction-field continuum; it must be positive. */
     void setReactionFieldDielectric(double dielectric);
@@ -92,12 +96,14 @@ public:
     bool getUseSwitchingFunction() const;
     /** Turn Lennard-Jones switching on or off. */
     void setUseSwitchingFunction(bool use);
-    /** Where Lennard-Jones switching starts, in nm (used when switching is on; must lie below the cutoff). */
+    /** Where Lennard-Jones switching starts, in nm (used when switching is on; must lie below the cutoff; default -1:
+     *  not set). */
     double getSwitchingDistance() const;
     /** Where Lennard-Jones switching starts, in nm: 0 <= distance < cutoff while switching is on (with every method, as
-     * in NonbondedForce), checked at Context creation. */
+     *  in NonbondedForce), checked at Context creation. */
     void setSwitchingDistance(double distance);
-    /** Whether the isotropic long-range Lennard-Jones correction is added (periodic systems only; OpenMM's formula). */
+    /** Whether the isotropic long-range Lennard-Jones correction is added (periodic systems only; OpenMM's formula;
+     *  default true). */
     bool getUseDispersionCorrection() const;
     /** Turn the long-range dispersion correction on or off (it applies to CutoffPeriodic only). */
     void setUseDispersionCorrection(bool use);
@@ -114,20 +120,24 @@ public:
     void setParticleParameters(int index, double charge, double sigma, double epsilon);
 
     /**
-     * Add an exception: the pair interacts with these parameters instead of the combined ones,
-     * with plain Coulomb and no cutoff, as in NonbondedForce.  chargeProd = epsilon = 0 excludes the pair.
-     * A second exception for the same pair is an error unless replace is true.
+     * Add an exception and return its index: particles particle1 and particle2 interact with chargeProd (e^2), sigma
+     * (nm) and epsilon (kJ/mol) instead of the combined parameters, with plain Coulomb and no cutoff, as in
+     * NonbondedForce.  chargeProd = epsilon = 0 excludes the pair.  A second exception for the same pair is an error
+     * unless replace is true.
      */
     int addException(int particle1, int particle2, double chargeProd, double sigma, double epsilon, bool replace = false);
     /** An exception's particles, charge product (e^2), sigma (nm) and epsilon (kJ/mol). */
     void getExceptionParameters(int index, int& particle1, int& particle2, double& chargeProd, double& sigma, double& epsilon) const;
-    /** Change an exception's parameters (its pair must stay the same once a Context exists). */
+    /** Change an exception's particles, charge product (e^2), sigma (nm) and epsilon (kJ/mol); its pair must stay the
+     *  same once a Context exists. */
     void setExceptionParameters(int index, int particle1, int particle2, double chargeProd, double sigma, double epsilon);
 
     /**
-     * Exclude 1-2 and 1-3 pairs of a bond graph and add scaled 1-4 exceptions, exactly as
-     * NonbondedForce::createExceptionsFromBonds does (same exceptions, same order).  Call it after all particles are
-     * added.  As in NonbondedForce, an exception added before for one of these pairs is an error; then nothing is added.
+     * Exclude 1-2 and 1-3 pairs of a bond graph (bonds: pairs of particle indices) and add 1-4 exceptions whose
+     * charge product and epsilon are the combined ones scaled by coulomb14Scale and lj14Scale (dimensionless factors,
+     * e.g. AMBER's 0.8333 and 0.5), exactly as NonbondedForce::createExceptionsFromBonds does (same exceptions, same
+     * order).  Call it after all particles are added.  As in NonbondedForce, an exception added before for one of
+     * these pairs is an error; then nothing is added.
      */
     void createExceptionsFromBonds(const std::vector<std::pair<int, int> >& bonds, double coulomb14Scale, double lj14Scale);
 
@@ -144,6 +154,7 @@ public:
     }
 
 protected:
+    /** OpenMM's Force interface: the ForceImpl that a Context holds for this force. */
     OpenMM::ForceImpl* createImpl() const override;
 
 private:

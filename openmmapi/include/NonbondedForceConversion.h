@@ -9,16 +9,17 @@
 namespace OpenMMNarumi {
 
 /**
- * A NarumiNonbondedForce equivalent to a cutoff (or NoCutoff) NonbondedForce: same particles,
- * exceptions, cutoff, reaction-field dielectric, switching, dispersion correction, periodic exceptions,
- * force group and name (a NonbondedForce's default name "NonbondedForce" becomes "NarumiNonbondedForce").  Throws OpenMMException for PME, Ewald and LJPME, and for features it cannot
+ * A NarumiNonbondedForce equivalent to a cutoff (or NoCutoff) NonbondedForce: same particles, exceptions, cutoff,
+ * reaction-field dielectric, switching, dispersion correction, periodic exceptions, force group and name (a
+ * NonbondedForce's default name "NonbondedForce" becomes "NarumiNonbondedForce"); every parameter keeps its value in
+ * OpenMM's units (nm, e, kJ/mol).  Throws OpenMMException for PME, Ewald and LJPME, and for features it cannot
  * represent (global parameters, parameter offsets).  The caller owns the returned force.
  */
 OPENMM_EXPORT_NARUMI NarumiNonbondedForce* createNarumiNonbondedForce(const OpenMM::NonbondedForce& force);
 
 /**
- * Replace every NonbondedForce in system by its NarumiNonbondedForce equivalent (see above) at the same
- * index, and return how many were replaced.  The System can only append forces, so every force after the first
+ * Replace every NonbondedForce in system by its NarumiNonbondedForce equivalent (createNarumiNonbondedForce) at the
+ * same index, and return how many were replaced.  The System can only append forces, so every force after the first
  * NonbondedForce is replaced by an XmlSerializer copy of itself: pointers (and Python references) to those forces
  * taken before the call are no longer valid; get them again from the System.  If a force cannot be converted or
  * copied, nothing is changed.  A Context must be created again afterwards.

@@ -12,9 +12,11 @@ namespace OpenMMNarumi {
 /** Samples an RDFSampler's histogram from a Context's positions; one implementation per platform. */
 class CalcRDFSamplerKernel : public OpenMM::KernelImpl {
 public:
+    /** The kernel's name, by which a Platform's KernelFactory is asked for it. */
     static std::string Name() {
         return "CalcRDFSampler";
     }
+    /** Called by the platform's KernelFactory. */
     CalcRDFSamplerKernel(std::string name, const OpenMM::Platform& platform) : OpenMM::KernelImpl(name, platform) {
     }
     /**

@@ -5,8 +5,11 @@ import operator
 
 import numpy as np
 
-# kJ nm / (mol e^2): OpenMM's 1/(4 pi eps0), from the C++ layers' one definition (common/ CoulombConstant.h).
-from ._potentialmap import COULOMB_CONSTANT
+from . import _potentialmap
+
+#: OpenMM's 1/(4 pi eps0) in kJ nm/(mol e^2), bit for bit (its ONE_4PI_EPS0), from the C++ layers' one definition
+#: (common/ CoulombConstant.h): the one value of the forces, the platforms and the analysis engines.
+COULOMB_CONSTANT = _potentialmap.COULOMB_CONSTANT
 
 #: The temperature (K) of kT/e when none is given, everywhere in openmmnarumi.
 DEFAULT_TEMPERATURE = 300.0

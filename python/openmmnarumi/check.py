@@ -118,14 +118,19 @@ def report():
     return lines, status, cudaWorks
 
 
-def main(argv=None):
-    """The command line (argv: its arguments, default sys.argv[1:]); returns the exit status."""
+def _argumentParser():
+    """The command line's parser (also rendered by docs/command-lines.md)."""
     parser = argparse.ArgumentParser(prog="narumi-check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report what this installation can run (the default)")
     parser.add_argument("--require-cuda", action="store_true",
                         help="exit with status 1 unless NarumiNonbondedForce runs on CUDA here")
     parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    """The command line (argv: its arguments, default sys.argv[1:]); returns the exit status."""
+    args = _argumentParser().parse_args(argv)
     lines, status, cudaWorks = report()
     print("\n".join(lines))
     if args.require_cuda and not cudaWorks:

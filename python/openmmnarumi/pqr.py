@@ -14,11 +14,11 @@ __all__ = ["PQRStructure", "isPQR", "readPDBFile", "readPQR"]
 class PQRStructure:
     """topology (an OpenMM Topology: chains, residues, atoms with elements guessed from the names), positions (N, 3)
     in nm, charges (N,) in e, radii (N,) in nm, and the periodic box vectors (nm) of a CRYST1 record or None."""
-    topology: object
-    positions: np.ndarray
-    charges: np.ndarray
-    radii: np.ndarray
-    boxVectors: object = None
+    topology: object        #: an OpenMM Topology
+    positions: np.ndarray   #: (N, 3), nm
+    charges: np.ndarray     #: (N,), e
+    radii: np.ndarray       #: (N,), nm
+    boxVectors: object = None  #: the periodic box vectors of a CRYST1 record (3 x 3, nm), or None
 
 
 def isPQR(path):

@@ -115,7 +115,7 @@ PYBIND11_MODULE(_rdf, m) {
     py::class_<PyRdfEngine>(m, "RDFEngine", R"doc(
 Accumulates g(r) between selection1 and selection2 (None: the same atoms) over frames.
 
-Arguments: numAtoms (atoms per frame), selection1, selection2=None (atom indices), rMax (nm), bins, rMin=0,
+Arguments: numAtoms (atoms per frame), selection1, selection2=None (atom indices), rMax (nm), bins, rMin=0 (nm),
 exclusionGroups=None (one integer per atom: pairs in the same group are skipped), backend='auto'|'cpu'|'cuda',
 algorithm='auto'|'all-pairs'|'cell-list', cpuThreads=0 (all cores: the CPU backend's threads, and on CUDA those that
 check and gather each frame), cudaDevice=0 (or a list of devices: frames are spread over them, the counts identical to
@@ -129,15 +129,18 @@ one device's).
              py::arg("backend") = "auto", py::arg("algorithm") = "auto", py::arg("cpuThreads") = 0, py::arg("cudaDevice") = 0)
         // float64 first, so that lists convert to double; a float32 array matches the second overload exactly.
         .def("addFrame", &PyRdfEngine::addFrameDouble, py::arg("positions"), py::arg("box") = py::none(),
-             "Adds a frame: positions (numAtoms, 3) in nm, float32 or float64; box: 3 x 3 vectors (OpenMM's reduced form) or None.")
+             "Adds a frame: positions (numAtoms, 3) in nm, float32 or float64; box: 3 x 3 vectors in nm (OpenMM's reduced "
+             "form) or None.")
         .def("addFrame", &PyRdfEngine::addFrameFloat, py::arg("positions"), py::arg("box") = py::none())
         .def("setReferenceVolume", [](PyRdfEngine& self, double volume) { self.engine().setReferenceVolume(volume); },
              py::arg("volume"), "Volume (nm^3) that normalises frames without a periodic box.")
-        .def("reset", [](PyRdfEngine& self) { self.engine().reset(); })
+        .def("reset", [](PyRdfEngine& self) { self.engine().reset(); }, "Discards the frames added so far (the settings stay).")
         .def("pairCounts", [](PyRdfEngine& self) { return toArray(self.engine().pairCounts()); },
              "Ordered pairs (i in selection 1, j in selection 2, i != j) per bin, summed over frames.")
-        .def("binEdges", [](PyRdfEngine& self) { return toArray(self.engine().binEdges()); })
-        .def("binCenters", [](PyRdfEngine& self) { return toArray(self.engine().binCenters()); })
+        .def("binEdges", [](PyRdfEngine& self) { return toArray(self.engine().binEdges()); },
+             "The bins+1 bin edges from rMin to rMax, nm.")
+        .def("binCenters", [](PyRdfEngine& self) { return toArray(self.engine().binCenters()); },
+             "The centres of the bins, nm: the r of rdf() and coordinationNumber().")
         .def("rdf", [](PyRdfEngine& self) { return toArray(self.engine().rdf()); }, "g(r) at the bin centres.")
         .def("coordinationNumber", [](PyRdfEngine& self) { return toArray(self.engine().coordinationNumber()); },
              "n(r): mean number of selection-2 atoms within each bin's upper edge of a selection-1 atom.")

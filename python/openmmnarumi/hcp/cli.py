@@ -17,7 +17,8 @@ from .._version import __version__
 __all__ = ["main"]
 
 
-def _parseArguments(argv):
+def _argumentParser():
+    """The command line's parser (also rendered by docs/command-lines.md)."""
     parser = argparse.ArgumentParser(
         prog="narumi-hcp",
         description="Electrostatic surface potential (ALPB) of molecules with hierarchical charge partitioning. "
@@ -31,7 +32,8 @@ def _parseArguments(argv):
                                          "name without its extension, in the current folder)")
     parser.add_argument("--mode", choices=["hcp", "exact", "both"], default="hcp",
                         help="summation; 'both' also reports the HCP error against the exact sum")
-    parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
+    parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto",
+                        help="where to compute: auto (CUDA when a GPU is usable, else the CPU), cuda or cpu")
     parser.add_argument("--cuda-device", type=int, default=0, help="the GPU of the CUDA backend (default 0)")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     parser.add_argument("--eps-in", type=float, default=1.0, help="dielectric constant inside the molecule")
@@ -53,11 +55,17 @@ def _parseArguments(argv):
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
                         help=f"temperature in K for --units kT/e (default {DEFAULT_TEMPERATURE:g})")
     parser.add_argument("--keep-solvent", action="store_true", help="keep water and ions")
-    parser.add_argument("--color-range", type=float, help="colour scale +-limit in --units (default: 98th percentile of |phi|)")
+    parser.add_argument("--color-range", type=float,
+                        help="colour scale +-limit in --units (default: the 98th percentile of the absolute potential)")
     parser.add_argument("--png", action=argparse.BooleanOptionalAction, default=True,
                         help="draw PREFIX.png (default: yes)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar over several inputs")
     parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
+    return parser
+
+
+def _parseArguments(argv):
+    parser = _argumentParser()
     args = parser.parse_args(argv)
     # Lengths were in Angstrom before 0.2: refuse values that only make sense in Angstrom rather than misread them.
     if not 0 <= args.probe <= 0.5:

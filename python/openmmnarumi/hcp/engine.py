@@ -15,7 +15,7 @@ from .surface import SurfacePointSet
 __all__ = ["ALPB_ALPHA", "DEFAULT_THRESHOLDS", "cudaAvailable", "SurfacePotential",
            "SurfacePotentialResult"]
 
-#: ALPB constant alpha (Sigalov, Fenley & Onufriev 2006).
+#: ALPB constant alpha (dimensionless; Sigalov, Fenley & Onufriev 2006).
 ALPB_ALPHA = _hcp.ALPB_ALPHA
 #: Default HCP thresholds (nm) for residues, chains and complexes: 10 A and 70 A as Daga et al. used, and the
 #: AmberTools (sff/hcp.c) default of 150 A for the top level, which Daga et al. do not state.
@@ -34,12 +34,12 @@ def _points(values):
 @dataclasses.dataclass
 class SurfacePotentialResult:
     """Potentials (kJ/mol/e) at the points, their sum (the total surface potential), how they were computed."""
-    potentials: np.ndarray
-    total: float
-    mode: str
-    backend: str
-    seconds: float             #: wall time of the call
-    deviceMilliseconds: float  #: CUDA backend: kernels and reductions alone (CUDA events); -1 on the CPU
+    potentials: np.ndarray     #: (P,) potentials at the points, kJ/mol/e
+    total: float               #: their sum, kJ/mol/e
+    mode: str                  #: "hcp" or "exact"
+    backend: str               #: "cuda" or "cpu"
+    seconds: float             #: wall time of the call, s
+    deviceMilliseconds: float  #: CUDA backend: kernels and reductions alone (CUDA events), ms; -1 on the CPU
 
     device_milliseconds = deprecatedAttribute("deviceMilliseconds", "device_milliseconds")
 

@@ -15,6 +15,7 @@ __all__ = ["BONDI_RADII", "DEFAULT_RADIUS", "atomicRadii", "componentIndices", "
 #: other elements get 0.15 nm, the default atom size of Sigalov's elsize.
 BONDI_RADII = {"H": 0.120, "C": 0.170, "N": 0.155, "O": 0.152, "F": 0.147, "P": 0.180, "S": 0.180, "Cl": 0.175,
                "Br": 0.185, "I": 0.198, "Se": 0.190, "Na": 0.227, "K": 0.275, "Mg": 0.173}
+#: The radius (nm) of elements that BONDI_RADII does not list.
 DEFAULT_RADIUS = 0.150
 _WATER_RESIDUES = {"HOH", "WAT", "H2O", "TIP3", "TIP4", "SOL", "T3P", "SPC"}
 _ION_RESIDUES = {"NA", "CL", "K", "NA+", "CL-", "K+", "SOD", "CLA", "POT"}

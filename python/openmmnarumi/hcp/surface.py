@@ -14,10 +14,10 @@ __all__ = ["SurfacePointSet", "surfacePoints"]
 class SurfacePointSet:
     """Points (P, 3) in nm, outward unit normals, the atom each point belongs to, and the points' distance
     outside the molecular surface (nm): the probe radius for solvent-accessible points, 0 for contact points."""
-    points: np.ndarray
-    normals: np.ndarray
-    atomIndex: np.ndarray
-    offset: float
+    points: np.ndarray     #: (P, 3), nm
+    normals: np.ndarray    #: (P, 3) outward unit vectors
+    atomIndex: np.ndarray  #: (P,) the atom each point belongs to
+    offset: float          #: the points' distance outside the molecular surface, nm
 
     def __len__(self):
         return len(self.points)

@@ -66,6 +66,7 @@ class NarumiAnalysisBase(AnalysisBase):
 
     @classmethod
     def get_supported_backends(cls):
+        """MDAnalysis' backend names that ``run(backend=...)`` accepts beside a :class:`DaskClusterBackend`."""
         return ("serial", "multiprocessing", "dask")
 
     def __init__(self, trajectory, engine="auto", devices=None, **kwargs):

@@ -14,7 +14,8 @@ from .._devices import cudaDeviceArgument
 __all__ = ["main"]
 
 
-def _parseArguments(argv):
+def _argumentParser():
+    """The command line's parser (also rendered by docs/command-lines.md)."""
     parser = argparse.ArgumentParser(prog="narumi-map",
                                      description="Electrostatic potential map of a PDB structure or the time average of a trajectory "
                                                  "(OpenDX + PNG slice).")
@@ -35,8 +36,11 @@ def _parseArguments(argv):
                         help="margin around the atoms in nm for non-periodic maps (default 0.5)")
     parser.add_argument("--no-periodic", action="store_true", help="ignore the box even if the input has one")
     parser.add_argument("--stride", type=int, default=1, help="use every n-th trajectory frame")
-    parser.add_argument("--accumulation", choices=["compensated", "narumi", "float"], default="compensated")
-    parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto")
+    parser.add_argument("--accumulation", choices=["compensated", "narumi", "float"], default="compensated",
+                        help="how the CUDA backend sums each point's terms (docs/potentialmap.md); the CPU sums in "
+                             "double")
+    parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto",
+                        help="where to compute: auto (CUDA when a GPU is usable, else the CPU), cuda or cpu")
     parser.add_argument("--cuda-device", type=cudaDeviceArgument, default=0,
                         help="the GPU of the CUDA backend (default 0), or several as 0,1 (the map cut into slabs over them)")
     parser.add_argument("--units", default="kT/e", help="kT/e (default), V, mV, kJ/mol/e, kcal/mol/e or e/A")
@@ -50,8 +54,13 @@ def _parseArguments(argv):
     parser.add_argument("--no-png", dest="png", action="store_false", help="write no PNG slice")
     parser.add_argument("--quiet", action="store_true", help="no progress bar over trajectory frames")
     parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
-    parser.add_argument("--slice-axis", choices=["x", "y", "z"], default="z")
-    return parser.parse_args(argv)
+    parser.add_argument("--slice-axis", choices=["x", "y", "z"], default="z",
+                        help="the axis normal to the PNG's plane, which passes through the map's middle (default z)")
+    return parser
+
+
+def _parseArguments(argv):
+    return _argumentParser().parse_args(argv)
 
 
 def main(argv=None):

@@ -11,7 +11,8 @@ __all__ = ["COINCIDENCE_RADIUS", "cudaAvailable", "makeLattice", "computePotenti
 METHODS = ("cutoff", "direct", "msm")
 PERIODIC_METHODS = ("cutoff", "msm")
 
-COINCIDENCE_RADIUS = _potentialmap.COINCIDENCE_RADIUS  # nm
+#: Pairs of an atom and a lattice point closer than this (nm) are left out of the sum.
+COINCIDENCE_RADIUS = _potentialmap.COINCIDENCE_RADIUS
 
 
 def cudaAvailable():
@@ -33,7 +34,8 @@ def boxInNanometers(boxVectors):
 
 
 def makeLattice(spacing, region=None, positions=None, boxVectors=None, margin=0.5):
-    """(origin, spacing[3], dims[3]) in nm for a region:
+    """(origin, spacing[3], dims[3]) in nm for a region; spacing and margin in nm (or Quantities), boxVectors 3 x 3
+    in nm.  The region:
 
     - None: the periodic box if boxVectors is given (the brick [0, ax) x [0, by) x [0, cz) with the spacing adjusted
       so that whole numbers of points fill it and the map repeats with the box), else the positions' bounding box
@@ -91,7 +93,8 @@ def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDe
 def computePotentialMap(positions, charges, spacing=0.05, region=None, margin=0.5, method="cutoff", cutoff=1.2,
                         boxVectors=None, accumulation="compensated", backend="auto", lattice=None, cudaDevice=0,
                         msmAccuracy=1e-3, msmOrder=5):
-    """One structure's map.  positions (n, 3) nm, charges (n,) e; boxVectors makes the cutoff method periodic.
+    """One structure's map.  positions (n, 3) nm, charges (n,) e; spacing, margin, cutoff and the region's corners
+    in nm (or Quantities); boxVectors (3 x 3, nm) makes the cutoff method periodic.
     method: "cutoff", "direct" or "msm" (the direct sum's potential by multilevel summation, GPU or CPU, within
     msmAccuracy relative RMS error, msmOrder 5 (quintic) or 3 (cubic) interpolation; with boxVectors the Ewald
     potential, neutralizing background included).

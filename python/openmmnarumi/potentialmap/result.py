@@ -20,7 +20,8 @@ def mapFormat(path):
 
 
 class PotentialMap:
-    """A potential map: ``values[ix, iy, iz]`` in kJ/mol/e at ``origin + (ix, iy, iz) * spacing`` (nm)."""
+    """A potential map: ``values[ix, iy, iz]`` in kJ/mol/e at ``origin + (ix, iy, iz) * spacing`` (nm); frames: how
+    many frames the values average; method ("cutoff", "direct" or "msm") and cutoff (nm, or None) as computed."""
 
     def __init__(self, values, origin, spacing, frames=1, method="cutoff", cutoff=None):
         self.values = np.asarray(values, dtype=np.float64)
@@ -42,7 +43,7 @@ class PotentialMap:
         return self.values.shape
 
     def inUnits(self, units="kT/e", temperature=DEFAULT_TEMPERATURE):
-        """The values converted from kJ/mol/e (see unitFactor)."""
+        """The values converted from kJ/mol/e into units (see unitFactor; temperature in K, for kT/e)."""
         return self.values * unitFactor(units, temperature)
 
     def coordinates(self, axis):
@@ -50,15 +51,17 @@ class PotentialMap:
         return self.origin[axis] + self.spacing[axis] * np.arange(self.values.shape[axis])
 
     def write(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
-        """Writes OpenDX (.dx) or MRC (.mrc, .map), as the extension says."""
+        """Writes OpenDX (.dx) or MRC (.mrc, .map), as the extension says: values in units (temperature in K, for
+        kT/e), coordinates in Angstrom."""
         if mapFormat(path) == "MRC":
             self.writeMRC(path, units, temperature)
         else:
             self.writeDX(path, units, temperature)
 
     def writeMRC(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
-        """Writes MRC2014 (ChimeraX, VMD, PyMOL; by the mrcfile library): float32 values in `units`, voxel size and
-        origin in Angstrom, x the fastest axis; the method and units in the header's labels."""
+        """Writes MRC2014 (ChimeraX, VMD, PyMOL; by the mrcfile library): float32 values in ``units`` (temperature in
+        K, for kT/e), voxel size and origin in Angstrom, x the fastest axis; the method and units in the header's
+        labels."""
         import mrcfile
         values = self.inUnits(units, temperature).astype(np.float32)
         with mrcfile.new(os.fspath(path), overwrite=True) as mrc:
@@ -72,7 +75,8 @@ class PotentialMap:
             mrc.header.nlabl = 2
 
     def writeDX(self, path, units="kT/e", temperature=DEFAULT_TEMPERATURE):
-        """Writes OpenDX (VMD, PyMOL, ChimeraX, APBS's layout): coordinates in Angstrom, values in `units`."""
+        """Writes OpenDX (VMD, PyMOL, ChimeraX, APBS's layout): coordinates in Angstrom, values in ``units``
+        (temperature in K, for kT/e)."""
         values = self.inUnits(units, temperature)
         nx, ny, nz = values.shape
         origin = 10.0 * self.origin
@@ -98,7 +102,9 @@ class PotentialMap:
 
     def writeSlicePNG(self, path, axis="z", index=None, units="kT/e", temperature=DEFAULT_TEMPERATURE, limit=None,
                       title=None):
-        """A PNG of one lattice plane (the middle one by default), coloured red (negative) to blue (positive)."""
+        """A PNG of one lattice plane (axis "x", "y" or "z"; index: the plane, the middle one by default), coloured red
+        (negative) to blue (positive) in units (temperature in K, for kT/e) up to +-limit (default: the 99th
+        percentile of the absolute values), axes in nm."""
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

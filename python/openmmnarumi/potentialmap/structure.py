@@ -32,7 +32,8 @@ def potentialMapFromStructure(pdbFile, forcefield=DEFAULT_FORCEFIELD, spacing=0.
                               region=None, margin=0.5, periodic=None, accumulation="compensated", backend="auto",
                               addHydrogens=True, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The map of one structure: a PDB with force-field charges, or a PQR file with its own charges.  Lengths in nm
-    (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff' or 'msm'."""
+    (or Quantities).  periodic=None: periodic if the file has a box (CRYST1) and the method is 'cutoff' or 'msm'.
+    The other arguments are computePotentialMap's.  Returns a PotentialMap (kJ/mol/e)."""
     if isPQR(pdbFile):
         structure = readPQR(pdbFile)
         charges, positions, box = structure.charges, structure.positions, structure.boxVectors
@@ -54,7 +55,9 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
                                method="cutoff", cutoff=1.2, region=None, margin=0.5, periodic=None, stride=1,
                                accumulation="compensated", backend="auto", progress=True, chunk=100, cudaDevice=0,
                                msmAccuracy=1e-3, msmOrder=5):
-    """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB."""
+    """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB, with charges
+    from the force field.  Lengths in nm (or Quantities); stride: every stride-th frame; progress: a tqdm bar when
+    stderr is a terminal; the other arguments are potentialMapFromStructure's.  Returns a PotentialMap (kJ/mol/e)."""
     mdtraj = importMdtraj("potentialMapFromTrajectory (narumi-map --trajectory)")
     from tqdm import tqdm
     stride = wholeNumber("stride", stride, 1)

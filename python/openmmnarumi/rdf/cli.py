@@ -13,7 +13,8 @@ from .._devices import cudaDeviceArgument
 __all__ = ["main"]
 
 
-def _parseArguments(argv):
+def _argumentParser():
+    """The command line's parser (also rendered by docs/command-lines.md)."""
     parser = argparse.ArgumentParser(prog="narumi-rdf",
                                      description="g(r) of a trajectory on the GPU (or CPU): writes a CSV and a PNG.")
     parser.add_argument("trajectory", help="trajectory file (DCD, XTC, ...; read with mdtraj)")
@@ -25,10 +26,12 @@ def _parseArguments(argv):
     parser.add_argument("--bins", type=int, default=200, help="number of bins (default 200)")
     parser.add_argument("--stride", type=int, default=1, help="use every STRIDE-th frame")
     parser.add_argument("--exclude", choices=["residue", "molecule"], help="skip pairs within one residue/molecule")
-    parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    parser.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto",
+                        help="where to count: auto (CUDA when a GPU is usable, else all CPU cores), cpu or cuda")
     parser.add_argument("--cuda-device", type=cudaDeviceArgument, default=0,
                         help="the GPU of the CUDA backend (default 0), or several as 0,1 (frames spread over them)")
-    parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto")
+    parser.add_argument("--algorithm", choices=["auto", "all-pairs", "cell-list"], default="auto",
+                        help="the pair search (auto: chosen per frame); every choice counts the same pairs")
     parser.add_argument("--output", default="rdf.csv",
                         help="CSV path (r in nm); its metadata go to the same stem + .json (default rdf.csv)")
     parser.add_argument("--png", action=argparse.BooleanOptionalAction, default=True,
@@ -36,7 +39,11 @@ def _parseArguments(argv):
     parser.add_argument("--no-plot", dest="png", action="store_false", help=argparse.SUPPRESS)  # before 0.2
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--version", action="version", version=f"openmm-narumi {__version__}")
-    return parser.parse_args(argv)
+    return parser
+
+
+def _parseArguments(argv):
+    return _argumentParser().parse_args(argv)
 
 
 def main(argv=None):

@@ -22,7 +22,7 @@ Lengths are nm, or OpenMM Quantities (rMax, rMin, positions, box, the reference 
 
     def addFrame(self, positions, box=None):
         """Adds a frame: positions (numAtoms, 3) in nm (float32 or float64 arrays are used as they are; Quantities
-        are converted); box: 3 x 3 vectors (OpenMM's reduced form) or None."""
+        are converted); box: 3 x 3 vectors in nm (OpenMM's reduced form), or None for no periodicity."""
         super().addFrame(stripUnit(positions, "nanometer"), None if box is None else stripUnit(box, "nanometer"))
 
     def setReferenceVolume(self, volume):

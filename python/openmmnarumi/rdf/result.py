@@ -16,12 +16,12 @@ __all__ = ["RDFCounts", "RDFResult"]
 class RDFCounts:
     """Ordered-pair counts per bin and the frames' bookkeeping behind them.  Two runs' counts add (``a + b``), which
     is how a reporter continues an earlier run (append=True).  lastStep: the step of the last frame, -1 if unknown."""
-    counts: np.ndarray
-    frames: int = 0
-    framesWithoutBox: int = 0
-    sumInverseVolume: float = 0.0
-    pairsPerFrame: int = 0
-    lastStep: int = -1
+    counts: np.ndarray         #: ordered-pair counts per bin (uint64), summed over frames
+    frames: int = 0            #: frames counted
+    framesWithoutBox: int = 0  #: of them, frames without a periodic box (normalised by a reference volume)
+    sumInverseVolume: float = 0.0  #: sum over the frames with a box of 1/V, nm^-3
+    pairsPerFrame: int = 0     #: ordered pairs per frame that g(r) is normalised by
+    lastStep: int = -1         #: the step of the last frame, -1 if unknown
 
     @classmethod
     def empty(cls, bins):
@@ -51,13 +51,13 @@ class RDFCounts:
 @dataclass
 class RDFResult:
     """g(r) and n(r) at the bin centres r (nm), the ordered-pair counts behind them, and the frames used."""
-    r: np.ndarray
-    g: np.ndarray
-    n: np.ndarray
-    counts: np.ndarray
-    edges: np.ndarray
-    frames: int
-    metadata: dict = field(default_factory=dict)
+    r: np.ndarray       #: bin centres, nm
+    g: np.ndarray       #: g(r) at r (dimensionless)
+    n: np.ndarray       #: n(r): mean number of selection-2 atoms within each bin's upper edge of a selection-1 atom
+    counts: np.ndarray  #: ordered-pair counts per bin, summed over frames
+    edges: np.ndarray   #: the bins+1 bin edges, nm
+    frames: int         #: frames counted
+    metadata: dict = field(default_factory=dict)  #: what the JSON sidecar holds beside (units, selections, backend)
 
     @classmethod
     def fromEngine(cls, engine, **metadata):

@@ -10,9 +10,10 @@ def createSampler(topology, selection1, selection2=None, rMax=1.0, bins=200, sam
                   exclusion=None, molecules=None):
     """An openmmnarumi.RDFSampler for the selections of a topology; add it to the System before creating the Context.
 
-    selection1/2: atom indices, an mdtraj selection string or a query dict (see the module documentation).
-    exclusion: None, "residue", "molecule" (molecules from the topology's bonds unless given) or a group per atom.
-    The sampler takes a frame at the start of every step whose step count is a multiple of samplingInterval.
+    selection1/2: atom indices, an mdtraj selection string or a query dict (see the module documentation).  rMax,
+    rMin: nm (or length Quantities), over bins bins.  exclusion: None, "residue", "molecule" (molecules from the
+    topology's bonds unless given) or a group per atom.  The sampler takes a frame at the start of every step whose
+    step count is a multiple of samplingInterval (in time steps).
     """
     from ..narumi import RDFSampler
     indices1 = selectAtoms(topology, selection1)
