@@ -16,7 +16,7 @@ struct AttachedRDFSamplerLink;
  *
  * Distances in nm, as in RDFSampler.
  */
-class AttachedRDFSampler {
+class OPENMM_EXPORT_NARUMI AttachedRDFSampler {
 public:
     /**
      * Attach a copy of settings to context: the Context's platform creates the sampler's kernel, which checks the

@@ -20,7 +20,7 @@ namespace OpenMMNarumi {
  * Units are OpenMM's: distances in nm, charges in e, energies in kJ/mol.  In Python every argument may also be an
  * openmm.unit Quantity, and the getters of distances and parameters return Quantities, as NonbondedForce's do.
  */
-class NarumiNonbondedForce : public OpenMM::Force {
+class OPENMM_EXPORT_NARUMI NarumiNonbondedForce : public OpenMM::Force {
 public:
     /** How long-range interactions are treated (same values as OpenMM's NonbondedForce). */
     enum NonbondedMethod {

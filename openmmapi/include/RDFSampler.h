@@ -38,7 +38,7 @@ struct RDFSamplerResult {
  *
  * Distances in nm (in Python also length Quantities), the sampling interval in time steps.
  */
-class RDFSampler : public OpenMM::Force {
+class OPENMM_EXPORT_NARUMI RDFSampler : public OpenMM::Force {
 public:
     /**
      * selection1, selection2: atom indices (selection2 empty: the same as selection1).  rMax, rMin in nm; bins
