@@ -8,16 +8,31 @@ export PIP_ROOT_USER_ACTION=ignore
 cd "$(dirname "$0")/.."
 
 debian_packages=(cmake g++ libeigen3-dev libgtest-dev)
+# GROMACS (gmx, and gmx_d in double precision) is the tests' oracle for GROMACS-convention force fields; where apt
+# cannot install it the set-up goes on and those tests report themselves skipped.
+optional_debian_packages=(gromacs)
 missing=()
 for package in "${debian_packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+missing_optional=()
+for package in "${optional_debian_packages[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing_optional+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_optional[@]} -gt 0 ]; then
     sudo_cmd=""
     [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-    echo "setup: installing Debian packages: ${missing[*]}"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+    # A failed index update is fatal only where a required package is missing.
+    $sudo_cmd apt-get update -qq || [ ${#missing[@]} -eq 0 ]
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing Debian packages: ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+    fi
+    if [ ${#missing_optional[@]} -gt 0 ]; then
+        echo "setup: installing optional Debian packages: ${missing_optional[*]}"
+        DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing_optional[@]}" ||
+            echo "setup: WARNING: could not install ${missing_optional[*]}; the GROMACS comparison tests will be skipped"
+    fi
 fi
 
 source scripts/python_env.sh
