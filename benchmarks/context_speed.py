@@ -10,7 +10,7 @@ NarumiNonbondedForce alternating in one process, in one or both timing modes:
             after 5 steps and an energy read; the last run is the figure.
 Exit status 1 when a Narumi Context runs below 0.9x the fastest Narumi Context of its precision and mode, or its first
 window below 0.9x the median of its later windows.  --profile adds one Context per build and precision with the stage
-timer on (NARUMI_PROFILE_STAGES=1), whose search counters say which stage grew.
+timer on (NARUMI_DIAGNOSTICS=profile-stages), whose search counters say which stage grew.
   python3 -m benchmarks.context_speed [--data-dir ../shared/data] [--builds 3] [--contexts 4]
       [--precisions mixed single] [--timing windows adaptive] [--markdown F] [--json F]"""
 import argparse

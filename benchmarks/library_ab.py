@@ -10,8 +10,8 @@ force as nonbonded_speed.py does, and saves each System and its positions in CAC
 from the same state.  'run' first puts --library (a libOpenMMNarumiCUDA.so, or one packed by
 scripts/variant_library.sh) in place of the installed package's own ('original' puts that back), then for each
 system saves NarumiNonbondedForce's forces and energy, runs nonbonded_speed.py's stage profile (--steps MD steps,
-NARUMI_PROFILE_STAGES=1) and times whole MD steps (--seconds), and prints one line; a fresh process per build, since
-a library loads once.  'compare' tells whether two builds gave the same bits, and their errors against the Reference
+NARUMI_DIAGNOSTICS=profile-stages) and times whole MD steps (--seconds), and prints one line; a fresh process per
+build, since a library loads once.  'compare' tells whether two builds gave the same bits, and their errors against the Reference
 platform on the systems below 30,000 atoms.  NarumiNonbondedForce's sums are exact, so kernels that sum the same
 terms in another order must give the same bits.
 """

@@ -15,8 +15,8 @@ Every part compares DeviceIndex "0" (cudaDevice=[0]) with the --devices list, in
   rdf       RDFEngine (all pairs and cell list) on a ~1M-atom water box: pairs/s over a run of frames, and the time of
             one frame to its counts, on one GPU and on the list (a frame of 2^33 pair tests or more is split between
             the devices, smaller ones go whole to one), counts compared exactly
-  profile   NarumiNonbondedForce's stage times and search counters on each of the listed devices (NARUMI_PROFILE_STAGES)
-            over --profile-steps MD steps of each system
+  profile   NarumiNonbondedForce's stage times and search counters on each of the listed devices
+            (NARUMI_DIAGNOSTICS=profile-stages) over --profile-steps MD steps of each system
   map       the direct-Coulomb potential map of benchmarks/potentialmap_speed.py (99,444 atoms, 256 x 256 x 16
             points) and its cutoff map (200^3 points): atom evaluations/s on one GPU and on the list (z slabs), the
             largest difference between the two maps
@@ -36,6 +36,7 @@ import openmm.unit as unit
 
 import openmmnarumi
 from benchmarks import nonbonded_speed as md
+from benchmarks.diagnostics import narumi_diagnostics
 from benchmarks.reporting import gpu_names, write_report
 
 DEFAULT_SYSTEMS = ["dhfr", "dhfr8", "water395k"]
@@ -152,7 +153,7 @@ def profile_part(args, systems):
         system = md.create_system(topology, hydrogen_mass)
         openmmnarumi.replaceNonbondedForces(system)
         print(f"== profile: {name}, DeviceIndex {several}, {args.profile_steps} steps", flush=True)
-        with md.measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
+        with narumi_diagnostics("profile-stages"):
             context, integrator = md.make_context(system, start, box, args.precisions[0], step_fs, 9, several)
         integrator.step(args.profile_steps)
         context.getState(getEnergy=True)

@@ -15,9 +15,10 @@ Systems whose PDB is absent from --data-dir are skipped with a message.  Each st
 at 1 fs with OpenMM's force.  For each system, timestep and precision the two forces run from the same positions and
 velocities, --repeats times in turn; a row gives the median ns/day of each and their ratio (> 1: Narumi faster),
 and the spread of the ratio over the repeats (with --methods, --list-skins or --settings, one row per accumulation
-method or setting of the plugin's measurement switches, each with its own ratio to the same OpenMM runs).  Then
-NarumiNonbondedForce runs --profile-steps steps with NARUMI_PROFILE_STAGES=1 (with the first of --methods) and the
-stage times and neighbour-search counters of that run are printed under the table.
+method or NARUMI_DIAGNOSTICS setting, each with its own ratio to the same OpenMM runs; the paper's float pairs C-E run
+through the diagnostic accumulation=NAME).  Then NarumiNonbondedForce runs --profile-steps steps with the diagnostic
+profile-stages (with the first of --methods) and the stage times and neighbour-search counters of that run are
+printed under the table.
 """
 import argparse
 import contextlib
@@ -36,8 +37,10 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from benchmarks.diagnostics import narumi_diagnostics, refusal
 from benchmarks.reporting import gpu_names, write_report
-from studies.accuracy.accuracylib import METHODS as STUDY_METHODS, set_accumulation  # the accumulation methods, named once
+# the accumulation methods, named once
+from studies.accuracy.accuracylib import METHODS as STUDY_METHODS, accumulation_diagnostics, set_accumulation
 
 METHODS = list(STUDY_METHODS.values())
 TIMESTEPS = {"4fs-hmr": (4.0, 1.5), "2fs": (2.0, None)}  # femtoseconds, hydrogen mass (amu; None: unchanged)
@@ -144,27 +147,6 @@ def ns_per_day(context, integrator, seconds):
 
 
 @contextlib.contextmanager
-def measurement_switches(switches):
-    """The plugin's measurement switches {VARIABLE: VALUE}, read when a Context is created, for the Contexts created
-    inside the block; the environment as it was afterwards."""
-    previous = {variable: os.environ.get(variable) for variable in switches}
-    os.environ.update(switches)
-    try:
-        yield
-    finally:
-        for variable, value in previous.items():
-            if value is None:
-                os.environ.pop(variable, None)
-            else:
-                os.environ[variable] = value
-
-
-def narumi_setting(setting):
-    """measurement_switches for one "VARIABLE=VALUE" (None: the defaults)."""
-    return measurement_switches(dict([setting.split("=", 1)]) if setting is not None else {})
-
-
-@contextlib.contextmanager
 def captured_stderr():
     """What C++ code prints to file descriptor 2 inside the block, as a list of one string (filled on exit)."""
     sys.stderr.flush()
@@ -182,10 +164,11 @@ def captured_stderr():
     sys.stderr.write(result[0])
 
 
-def profile_stages(system, positions, box, precision, step_fs, steps):
-    """Stage times (us per evaluation) and search counters of NarumiNonbondedForce over `steps` MD steps."""
+def profile_stages(system, positions, box, precision, step_fs, steps, diagnostics=None):
+    """Stage times (us per evaluation) and search counters of NarumiNonbondedForce over `steps` MD steps (with the
+    NARUMI_DIAGNOSTICS `diagnostics` too)."""
     with captured_stderr() as text:
-        with measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
+        with narumi_diagnostics("profile-stages", diagnostics):
             context, integrator = make_context(system, positions, box, precision, step_fs, 3)
         integrator.step(steps)
         del context, integrator
@@ -230,26 +213,28 @@ def main():
                         help="run NarumiNonbondedForce with each of these accumulation methods (default: its default, "
                              "Narumi), before any --list-skins and --settings")
     parser.add_argument("--list-skins", nargs="*", type=float, default=[],
-                        help="run NarumiNonbondedForce with each of these neighbour-list skins in nm (NARUMI_LIST_SKIN; "
-                             "default: the plugin's own choice)")
+                        help="run NarumiNonbondedForce with each of these neighbour-list skins in nm (the diagnostic "
+                             "list-skin; default: the plugin's own choice)")
     parser.add_argument("--settings", nargs="*", default=[],
-                        help="run NarumiNonbondedForce with each of these measurement switches, VARIABLE=VALUE (e.g. "
-                             "NARUMI_EXCLUSION_STREAM=0), and with 'default'; after any --list-skins")
+                        help="run NarumiNonbondedForce with each of these NARUMI_DIAGNOSTICS values (e.g. "
+                             "exclusion-stream=off, or tile-chunks=off,search-warps=4), and with 'default'; after any "
+                             "--list-skins")
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()
     if args.repeats < 1 or args.seconds <= 0 or args.profile_steps < 0:
         parser.error("--repeats must be >= 1, --seconds > 0 and --profile-steps >= 0")
-    for setting in args.settings:
-        if setting != "default" and not re.fullmatch(r"NARUMI_[A-Z_]+=\S*", setting):
-            parser.error(f"--settings takes VARIABLE=VALUE or 'default', not '{setting}'")
     if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
     names = SYSTEMS if "all" in args.systems else args.systems
-    # Each Narumi run's (accumulation method, switch) (None: the defaults); several make a column of the table.
-    variants = ([(method, None) for method in args.methods] + [(None, f"NARUMI_LIST_SKIN={skin:g}") for skin in args.list_skins] +
+    # Each Narumi run's (accumulation method, NARUMI_DIAGNOSTICS setting) (None: the defaults); several make a column.
+    variants = ([(method, None) for method in args.methods] + [(None, f"list-skin={skin:g}") for skin in args.list_skins] +
                 [(None, None if s == "default" else s) for s in args.settings])
     variants = variants or [(None, None)]
+    for _, setting in variants:
+        refused = setting and refusal(setting)
+        if refused:
+            parser.error(refused)
 
     rows, profiles = [], []
     for key in names:
@@ -274,7 +259,7 @@ def main():
                     for k, variant in enumerate(runs):
                         force = "OpenMM" if k == 0 else "Narumi"
                         method, switch = variant or ("OpenMM", None)
-                        with narumi_setting(switch):
+                        with narumi_diagnostics(accumulation_diagnostics(method), switch):
                             context, integrator = make_context(systems[method], start, box, precision, step_fs, 2 + repeat)
                         speed, steps = ns_per_day(context, integrator, args.seconds)
                         speeds[k].append(speed)
@@ -289,7 +274,9 @@ def main():
                                  "ratio": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
                                  "openmm_runs": speeds[0], "narumi_runs": speeds[k]})
             if args.profile_steps:
-                stages, counters = profile_stages(systems[variants[0][0]], start, box, args.precisions[0], step_fs, args.profile_steps)
+                method = variants[0][0]
+                stages, counters = profile_stages(systems[method], start, box, args.precisions[0], step_fs, args.profile_steps,
+                                                  accumulation_diagnostics(method))
                 profiles.append({"system": name, "atoms": atoms, "timestep": timestep, "precision": args.precisions[0],
                                  "stages": stages, "search": counters})
 
@@ -311,7 +298,7 @@ def main():
         for p in profiles:
             stage_names += [s for s in p["stages"] if s not in stage_names]
         lines += ["", f"NarumiNonbondedForce stages (us per evaluation, {args.profile_steps} MD steps, "
-                  "NARUMI_PROFILE_STAGES=1: each evaluation waits for its events) and search counters per evaluation:", "",
+                  "NARUMI_DIAGNOSTICS=profile-stages: each evaluation waits for its events) and search counters per evaluation:", "",
                   "| stage | " + " | ".join(f"{p['system']} {p['timestep']}" for p in profiles) + " |",
                   "| --- |" + " --- |" * len(profiles)]
         lines += [f"| {s} | " + " | ".join(f"{p['stages'].get(s, float('nan')):.1f}" for p in profiles) + " |" for s in stage_names]

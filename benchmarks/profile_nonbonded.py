@@ -6,7 +6,7 @@
 For DHFR (when DIR holds 5dfr_solv-cube_equil.pdb) and water boxes of about --atoms atoms (the settings of
 benchmarks/nonbonded_speed.py, mixed precision) it prints ms per step of a LangevinMiddleIntegrator step with
 OpenMM's NonbondedForce and with NarumiNonbondedForce, then runs NarumiNonbondedForce again with
-NARUMI_PROFILE_STAGES=1, which makes the plugin record CUDA events between its launches and print the mean time of
+NARUMI_DIAGNOSTICS=profile-stages, which makes the plugin record CUDA events between its launches and print the mean time of
 every stage when the Context is deleted (each evaluation then waits for its events, so only the stage times count).
 Under a kernel profiler (ncu --kernel-name regex:... python3 -m benchmarks.profile_nonbonded --steps 20) the same
 steps give each kernel's time for both forces.
@@ -22,7 +22,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from benchmarks.nonbonded_speed import measurement_switches
+from benchmarks.diagnostics import narumi_diagnostics
 
 
 def systems(args):
@@ -44,7 +44,7 @@ def run(forcefield, topology, positions, use_narumi, steps, profile):
     if use_narumi:
         openmmnarumi.replaceNonbondedForces(system)
     integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 4 * unit.femtosecond)
-    with measurement_switches({"NARUMI_PROFILE_STAGES": "1"} if profile else {}):
+    with narumi_diagnostics("profile-stages" if profile else None):
         context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
     context.setPositions(positions)
     openmm.LocalEnergyMinimizer.minimize(context, 10.0, 100)

@@ -6,7 +6,7 @@
 For DHFR (DIR/5dfr_solv-cube_equil.pdb, skipped when absent) and TIP3P boxes of about --water-atoms atoms, with the
 system of benchmarks/nonbonded_speed.py (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field, HBonds, hydrogen
 mass 1.5 amu; mixed precision, CUDA platform), it runs --steps VerletIntegrator steps of 1e-9 ps with
-NARUMI_PROFILE_STAGES=1, so the plugin prints the mean time of every stage when the Context is deleted.  The atoms
+NARUMI_DIAGNOSTICS=profile-stages, so the plugin prints the mean time of every stage when the Context is deleted.  The atoms
 barely move, so every run, and every build of the kernels, sees the same neighbour tiles: differences between runs
 are the kernels'.  The timer waits for each evaluation's events, so short stages include their launch latency.
 """
@@ -19,7 +19,9 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from benchmarks.nonbonded_speed import METHODS, create_system, dhfr, measurement_switches, set_accumulation, water_box  # one definition each
+from benchmarks.diagnostics import narumi_diagnostics
+from benchmarks.nonbonded_speed import METHODS, create_system, dhfr, water_box  # one definition each
+from studies.accuracy.accuracylib import accumulation_diagnostics, set_accumulation
 
 
 def main():
@@ -38,7 +40,7 @@ def main():
         openmmnarumi.replaceNonbondedForces(system)
         set_accumulation(system, method)
         integrator = openmm.VerletIntegrator(1e-9 * unit.picosecond)
-        with measurement_switches({"NARUMI_PROFILE_STAGES": "1"}):
+        with narumi_diagnostics("profile-stages", accumulation_diagnostics(method)):
             context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
         context.setPositions(positions)
         print(f"{name}, {topology.getNumAtoms()} atoms, {method}:", flush=True)

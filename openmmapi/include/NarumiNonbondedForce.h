@@ -40,7 +40,11 @@ public:
         /** No Coulomb term at all: Lennard-Jones only (the Narumi paper's benchmark). */
         NoCoulomb = 2
     };
-    /** How per-atom forces and the energy are summed on a GPU.  Reference and CPU always sum in double. */
+    /**
+     * How per-atom forces and the energy are summed on a GPU.  Reference and CPU always sum in double.  Values 4-6 are
+     * reserved for the paper's float pairs (methods C-E), which the CUDA platform runs for accuracy studies only,
+     * through its diagnostics (NARUMI_DIAGNOSTICS, docs/development.md), never as a force's setting.
+     */
     enum AccumulationMethod {
         /** Narumi's trick: float high part + int32 fixed-point low part per component. */
         Narumi = 0,
@@ -49,13 +53,7 @@ public:
         /** Double accumulation of single-precision pair forces (Narumi's method B). */
         DoubleFloat = 2,
         /** OpenMM's own 64-bit fixed point (scale 2^32). */
-        FixedPoint64 = 3,
-        /** Takahashi & Iitaka's float pair, Dekker's two-sum per term (Narumi's method C; for accuracy studies). */
-        TakahashiIitaka = 4,
-        /** Nitadori's float pair, exact only while the running sum exceeds each term (method D; for accuracy studies). */
-        Nitadori = 5,
-        /** Nitadori's float pair offset by 3 * 2^20 so that every smaller term adds exactly (method E; for accuracy studies). */
-        ModifiedNitadori = 6
+        FixedPoint64 = 3
     };
 
     /** An empty force: NoCutoff, ReactionField, Narumi accumulation, cutoff 1 nm, no switching, dispersion correction
@@ -81,7 +79,7 @@ public:
     void setElectrostaticsMethod(ElectrostaticsMethod method);
     /** How a GPU sums forces and energy (default Narumi); Reference and CPU always sum in double. */
     AccumulationMethod getAccumulationMethod() const;
-    /** One of the AccumulationMethod values; another value throws naming it. */
+    /** Narumi, SingleFloat, DoubleFloat or FixedPoint64; another value throws naming it. */
     void setAccumulationMethod(AccumulationMethod method);
 
     /** Cutoff distance in nm (default 1 nm; ignored with NoCutoff). */

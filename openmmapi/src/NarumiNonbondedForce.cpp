@@ -71,9 +71,14 @@ NarumiNonbondedForce::AccumulationMethod NarumiNonbondedForce::getAccumulationMe
 }
 
 void NarumiNonbondedForce::setAccumulationMethod(AccumulationMethod method) {
-    if (method < Narumi || method > ModifiedNitadori) {
+    if (method < Narumi || method > FixedPoint64) {
         stringstream msg;
-        msg << "NarumiNonbondedForce: illegal accumulation method " << (int) method;
+        msg << "NarumiNonbondedForce: illegal accumulation method " << (int) method
+            << "; the methods are Narumi (0), SingleFloat (1), DoubleFloat (2) and FixedPoint64 (3)";
+        if (method >= 4 && method <= 6)
+            msg << ". The paper's float pairs (4-6: TakahashiIitaka, Nitadori, ModifiedNitadori) are no accumulation "
+                   "method of a force: the CUDA platform runs them for accuracy studies with NARUMI_DIAGNOSTICS="
+                   "accumulation=NAME (docs/development.md, \"Diagnostics\")";
         throw OpenMMException(msg.str());
     }
     accumulationMethod = method;

@@ -2,7 +2,8 @@
 
 * ``force_error`` (eq. 10) and ``force_offset`` (eq. 11), exactly as the paper defines them;
 * the three test systems (``system1``, ``system2``, ``production``), each a System holding one nonbonded force;
-* forces of a System on a platform, with OpenMM's NonbondedForce or NarumiNonbondedForce and any accumulation method;
+* forces of a System on a platform, with OpenMM's NonbondedForce or NarumiNonbondedForce and any accumulation method
+  (the paper's float pairs C-E through the CUDA platform's diagnostics: ``accumulation_diagnostics``);
 * ``emulate``: a float32 emulation (NumPy) of the per-atom sums of methods A-F (and OpenMM-style 64-bit fixed point)
   with 'exclude on the fly' and 'exclude afterwards'.  The CUDA kernel only excludes afterwards; this
   emulation is what shows the paper's on-the-fly/afterwards contrast.  It is an emulation, not the kernel: its float
@@ -17,6 +18,7 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
+from benchmarks.diagnostics import narumi_diagnostics
 from openmmnarumi import COULOMB_CONSTANT, NarumiNonbondedForce
 
 KJ = unit.kilojoule_per_mole
@@ -28,6 +30,9 @@ LABELS = {"A": "A: single accumulation (SingleFloat)", "B": "B: double accumulat
           "C": "C: Takahashi-Iitaka float pair (TakahashiIitaka)", "D": "D: Nitadori float pair (Nitadori)",
           "E": "E: modified Nitadori float pair (ModifiedNitadori)",
           "F": "F: Narumi float+int32 (Narumi)", "FixedPoint64": "64-bit fixed point (FixedPoint64)"}
+# The paper's float pairs are no accumulation method of the force: the CUDA platform runs them for this study through
+# NARUMI_DIAGNOSTICS=accumulation=NAME (docs/development.md, "Diagnostics"); other platforms sum in double anyway.
+DIAGNOSTIC_METHODS = ("TakahashiIitaka", "Nitadori", "ModifiedNitadori")
 # Where the float pair's high part starts (the paper's LARGE, Figure 6): 3 * 2^20 for E, 0 for C and D.
 PAIR_EXPRESSION_START = {"C": 0.0, "D": 0.0, "E": float(3 << 20)}
 
@@ -137,9 +142,16 @@ def production(data_dir):
     return "DHFR water box, 1.0 nm cutoff, reaction field", positions, system
 
 
+def accumulation_diagnostics(method):
+    """The NARUMI_DIAGNOSTICS setting that runs `method`, a name of METHODS' values (or None), on CUDA: "accumulation=NAME"
+    for the paper's float pairs C-E, "" for the force's own methods (set_accumulation sets those)."""
+    return f"accumulation={method}" if method in DIAGNOSTIC_METHODS else ""
+
+
 def set_accumulation(system, method):
-    """Every NarumiNonbondedForce of `system` sums with `method`, a name of METHODS' values (None: the force's default)."""
-    if method is None:
+    """Every NarumiNonbondedForce of `system` sums with `method`, a name of METHODS' values (None: the force's default);
+    for C-E the forces keep their method, which the Contexts' diagnostics override (accumulation_diagnostics)."""
+    if method is None or method in DIAGNOSTIC_METHODS:
         return
     for force in system.getForces():
         if NarumiNonbondedForce.isinstance(force):
@@ -147,8 +159,9 @@ def set_accumulation(system, method):
 
 
 def narumi_version(system, accumulation="Narumi"):
-    """The same System with its NonbondedForce replaced by a NarumiNonbondedForce using `accumulation`
-    ('Narumi', 'SingleFloat', 'DoubleFloat' or 'FixedPoint64'); NoCoulomb when every charge is zero."""
+    """The same System with its NonbondedForce replaced by a NarumiNonbondedForce using `accumulation` (a name of
+    METHODS' values: for C-E, give its Contexts accumulation_diagnostics(accumulation)); NoCoulomb when every charge
+    is zero."""
     out = copy.deepcopy(system)
     openmmnarumi.replaceNonbondedForces(out)
     set_accumulation(out, accumulation)
@@ -161,13 +174,15 @@ def narumi_version(system, accumulation="Narumi"):
     return out
 
 
-def forces_on(system, positions, platform, precision=None):
-    """Forces (N,3) in kJ/mol/nm and potential energy of `system` at `positions` on a platform."""
+def forces_on(system, positions, platform, precision=None, diagnostics=None):
+    """Forces (N,3) in kJ/mol/nm and potential energy of `system` at `positions` on a platform, its Context made with
+    the NARUMI_DIAGNOSTICS `diagnostics` (e.g. accumulation_diagnostics(method); the CUDA platform's only)."""
     properties = {"Precision": precision} if precision and platform in ("CUDA", "OpenCL") else {}
     if platform == "CPU" and "OPENMM_CPU_THREADS" in os.environ:
         properties["Threads"] = os.environ["OPENMM_CPU_THREADS"]
-    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName(platform),
-                             properties)
+    with narumi_diagnostics(diagnostics):
+        context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName(platform),
+                                 properties)
     context.setPositions(positions * unit.nanometer)
     state = context.getState(getForces=True, getEnergy=True)
     forces = state.getForces(asNumpy=True).value_in_unit(FORCE_UNIT)

@@ -6,7 +6,8 @@ For each system (accuracylib: system1-lj, system1-full, system2, production) and
                       particles the plugin's double-precision kernel on the CPU platform (equal to Reference to 2e-15)
   GPU                 NarumiNonbondedForce with each accumulation method of Table 1 (A SingleFloat, B DoubleFloat,
                       C TakahashiIitaka, D Nitadori, E ModifiedNitadori, F Narumi) and FixedPoint64, exclude
-                      afterwards (the kernel's only mode), in each --precisions mode; and
+                      afterwards (the kernel's only mode), in each --precisions mode (C-E through the CUDA
+                      platform's diagnostics, NARUMI_DIAGNOSTICS=accumulation=NAME); and
                       OpenMM's own NonbondedForce (exclusions on the fly, 64-bit fixed point) in each mode
   emulation           (System 1 only, --emulate) NumPy float32 per-atom sums of A-F and FixedPoint64 with exclude
                       on the fly and afterwards, plus the float64 twin of the oracle
@@ -78,7 +79,8 @@ def main():
         record("G: all double (oracle)", "-", "double", ref, ref_energy)
         for precision in precisions:
             for m, accumulation in L.METHODS.items():
-                forces, energy = L.forces_on(L.narumi_version(system, accumulation), positions, args.platform, precision)
+                forces, energy = L.forces_on(L.narumi_version(system, accumulation), positions, args.platform, precision,
+                                             L.accumulation_diagnostics(accumulation))
                 record(L.LABELS[m], "afterwards", precision, forces, energy)
             forces, energy = L.forces_on(system, positions, args.platform, precision)
             record(f"OpenMM NonbondedForce ({args.platform})", "on the fly", precision, forces, energy)

@@ -21,29 +21,29 @@ import numpy as np
 import openmm
 import openmm.unit as unit
 
-from benchmarks.nonbonded_speed import measurement_switches  # the benchmarks' one setter of the plugin's switches
+from benchmarks.diagnostics import narumi_diagnostics  # the benchmarks' and studies' one setter of NARUMI_DIAGNOSTICS
 from benchmarks.reporting import gpu_names, write_report  # the benchmarks' and studies' one report writer
 from studies.accuracy import accuracylib as L
 
 
 # F is the paper's float + int32 pair; the CUDA platform holds Narumi's sums in doubles where doubles add at half the
 # float rate (the same bits), timed as a variant of its own.
-SUMS_IN_DOUBLE = "NARUMI_SUMS_IN_DOUBLE"
-F_IN_DOUBLES = "F, the same sums held in doubles (NARUMI_SUMS_IN_DOUBLE=1)"
+F_IN_DOUBLES = "F, the same sums held in doubles (sums-in-double=on)"
 
 
 def variants(system):
-    """(label, System, the plugin's measurement variables for its Context) of every timed variant."""
-    out = [(L.LABELS[m], L.narumi_version(system, acc), {SUMS_IN_DOUBLE: "0"}) for m, acc in L.METHODS.items()]
-    out.append((F_IN_DOUBLES, L.narumi_version(system, L.METHODS["F"]), {SUMS_IN_DOUBLE: "1"}))
-    out.append(("OpenMM NonbondedForce", system, {}))
+    """(label, System, the NARUMI_DIAGNOSTICS of its Context) of every timed variant."""
+    out = [(L.LABELS[m], L.narumi_version(system, acc), ",".join(filter(None, ["sums-in-double=off", L.accumulation_diagnostics(acc)])))
+           for m, acc in L.METHODS.items()]
+    out.append((F_IN_DOUBLES, L.narumi_version(system, L.METHODS["F"]), "sums-in-double=on"))
+    out.append(("OpenMM NonbondedForce", system, None))
     return out
 
 
-def make_context(system, positions, platform, precision, step_fs=None, environment=None):
+def make_context(system, positions, platform, precision, step_fs=None, diagnostics=None):
     props = {"Precision": precision} if platform in ("CUDA", "OpenCL") else {}
     integrator = openmm.VerletIntegrator((step_fs or 1.0) * unit.femtosecond)
-    with measurement_switches(environment or {}):
+    with narumi_diagnostics(diagnostics):
         context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform), props)
     context.setPositions(positions)
     return context, integrator
@@ -97,9 +97,9 @@ def main():
             name, xyz, system = L.system2(args.system2_n) if case == "system2" else L.production(args.data_dir)
             positions, n = xyz * unit.nanometer, len(xyz)
         items, keep = {}, []
-        for label, sys_, environment in variants(system):
+        for label, sys_, diagnostics in variants(system):
             context, integrator = make_context(sys_, positions, args.platform, args.precision,
-                                               2.0 if case == "md" else None, environment)
+                                               2.0 if case == "md" else None, diagnostics)
             keep.append((context, integrator))
             if case == "md":
                 openmm.LocalEnergyMinimizer.minimize(context, 10.0, 50)

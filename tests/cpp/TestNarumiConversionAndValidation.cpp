@@ -228,6 +228,14 @@ TEST(Validation, IllegalSettingsThrowNamingThem) {
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setElectrostaticsMethod((Narumi::ElectrostaticsMethod) 3), "method 3");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 7), "method 7");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) -1), "method -1");
+    // The paper's float pairs (4-6) are the CUDA platform's diagnostics only: the refusal says where they went.
+    for (int reserved : {4, 5, 6}) {
+        EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) reserved),
+                                           "method " + to_string(reserved) + ";");
+        EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) reserved),
+                                           "NARUMI_DIAGNOSTICS=accumulation=");
+    }
+    EXPECT_EQ(force.getAccumulationMethod(), Narumi::Narumi) << "a refused value was kept";
     EXPECT_EQ(force.getCutoffDistance(), 1.0) << "a refused value was kept";
     EXPECT_EQ(force.getNonbondedMethod(), Narumi::NoCutoff) << "a refused value was kept";
 }

@@ -2,11 +2,12 @@
 
 CPU: eq. 10 and eq. 11 of Narumi et al. 2008 as the study code computes them, against values computed here by
 hand; the float32 emulation of Narumi's accumulator and of exclude on the fly / afterwards on a small water box.
-CUDA (skipped without a CUDA platform): the Narumi offset is zero to the fixed-point resolution, and two runs from
-the same state are bitwise identical.
+CUDA (skipped without a CUDA platform): the Narumi offset is zero to the fixed-point resolution, the float pairs C-E
+run through the diagnostics, and two runs from the same state are bitwise identical.
 """
 import copy
 import math
+import os
 
 import numpy as np
 import openmm
@@ -15,7 +16,9 @@ import openmm.unit as unit
 import pytest
 
 import openmmnarumi
+from benchmarks.diagnostics import VARIABLE, narumi_diagnostics
 from conftest import water_box
+from openmmnarumi import NarumiNonbondedForce
 from studies.accuracy import accuracylib as L
 
 
@@ -121,9 +124,38 @@ def test_study_code_on_the_double_kernel(small_box):
     xyz, system = small_box
     reference, energy = L.forces_on(system, xyz, "Reference")
     for accumulation in L.METHODS.values():
-        forces, e = L.forces_on(L.narumi_version(system, accumulation), xyz, "Reference")
+        forces, e = L.forces_on(L.narumi_version(system, accumulation), xyz, "Reference", diagnostics=L.accumulation_diagnostics(accumulation))
         assert L.force_error(forces, reference) < 1e-12
         assert e == pytest.approx(energy, rel=1e-12)
+
+
+def test_float_pairs_run_through_the_diagnostics(small_box, monkeypatch):
+    """The paper's C-E are no method of the force: the study leaves the force's method and gives its Contexts
+    NARUMI_DIAGNOSTICS=accumulation=NAME, on top of the settings already in force, restoring them afterwards."""
+    _, system = small_box
+
+    def method_of(version):
+        return NarumiNonbondedForce.cast(next(f for f in version.getForces() if NarumiNonbondedForce.isinstance(f)))\
+            .getAccumulationMethod()
+
+    for method in L.DIAGNOSTIC_METHODS:
+        assert L.accumulation_diagnostics(method) == f"accumulation={method}"
+        assert method_of(L.narumi_version(system, method)) == NarumiNonbondedForce.Narumi
+    for method in ("Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64", None):
+        assert L.accumulation_diagnostics(method) == ""
+    assert method_of(L.narumi_version(system, "DoubleFloat")) == NarumiNonbondedForce.DoubleFloat
+    monkeypatch.setenv(VARIABLE, "profile-stages, list-skin=0.1")
+    with narumi_diagnostics(L.accumulation_diagnostics("Nitadori"), "list-skin=0"):
+        assert os.environ[VARIABLE] == "profile-stages,list-skin=0,accumulation=Nitadori"
+        with narumi_diagnostics(None, ""):
+            assert os.environ[VARIABLE] == "profile-stages,list-skin=0,accumulation=Nitadori"
+    assert os.environ[VARIABLE] == "profile-stages, list-skin=0.1"
+    monkeypatch.delenv(VARIABLE)
+    with narumi_diagnostics(""):
+        assert VARIABLE not in os.environ
+    with narumi_diagnostics("tile-chunks=off"):
+        assert os.environ[VARIABLE] == "tile-chunks=off"
+    assert VARIABLE not in os.environ
 
 
 def _cuda():
@@ -154,6 +186,21 @@ def test_cuda_narumi_offset_is_zero(rf_box, precision):
     # the net force is exactly zero in fixed point; 1e-14 leaves room for the conversion of the returned forces
     assert L.force_offset(forces) < 1e-14
     assert L.force_error(forces, reference) < 1e-5
+
+
+def test_cuda_runs_the_studys_float_pairs(rf_box):
+    """On CUDA the study's C-E (through the diagnostics) are the paper's float pairs: not the bits of the force's own
+    method, and C, exact to float terms, as close to the Reference platform as Narumi."""
+    _cuda()
+    positions, system = rf_box
+    xyz = np.array(positions.value_in_unit(unit.nanometer))
+    nb = L._only_nonbonded(system)
+    reference, _ = L.forces_on(nb, xyz, "Reference")
+    narumi, _ = L.forces_on(L.narumi_version(nb, "Narumi"), xyz, "CUDA", "mixed")
+    for method in L.DIAGNOSTIC_METHODS:
+        forces, _ = L.forces_on(L.narumi_version(nb, method), xyz, "CUDA", "mixed", L.accumulation_diagnostics(method))
+        assert not np.array_equal(forces, narumi), method
+        assert L.force_error(forces, reference) < (1e-5 if method == "TakahashiIitaka" else 1e-3), method
 
 
 @pytest.mark.parametrize("force", ["narumi", "openmm"])

@@ -41,15 +41,22 @@ def test_defaults_follow_nonbonded_force():
     assert force.getElectrostaticsMethod() == NarumiNonbondedForce.ReactionField
 
 
-def test_every_accumulation_method_of_the_paper_is_settable():
+def test_every_accumulation_method_is_settable_and_only_those():
     force = NarumiNonbondedForce()
-    names = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64", "TakahashiIitaka", "Nitadori", "ModifiedNitadori"]
+    names = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64"]
     for value, name in enumerate(names):
         assert getattr(NarumiNonbondedForce, name) == value
         force.setAccumulationMethod(getattr(NarumiNonbondedForce, name))
         assert force.getAccumulationMethod() == value
+    # the paper's float pairs (C-E) are the CUDA platform's diagnostics (NARUMI_DIAGNOSTICS), not the force's methods
+    for name in ["TakahashiIitaka", "Nitadori", "ModifiedNitadori"]:
+        assert not hasattr(NarumiNonbondedForce, name)
+    for value in (4, 5, 6):
+        with pytest.raises(openmm.OpenMMException, match=f"method {value};.*NARUMI_DIAGNOSTICS=accumulation="):
+            force.setAccumulationMethod(value)
     with pytest.raises(openmm.OpenMMException, match="method 7"):
         force.setAccumulationMethod(7)
+    assert force.getAccumulationMethod() == NarumiNonbondedForce.FixedPoint64
 
 
 def test_system_add_force_cast_and_isinstance():

@@ -4,6 +4,7 @@
 #include "NarumiCommon/DeviceBuffer.h"
 #include "NarumiCommon/StageTimer.h"
 #include "NarumiDeviceSettings.h"
+#include "NarumiDiagnostics.h"
 #include "NarumiKernels.h"
 #include "NarumiListSkin.h"
 #include "NarumiNonbondedLaunch.h"
@@ -41,8 +42,10 @@ struct NarumiEnergyParts {
  */
 class CudaCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:
-    CudaCalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::CudaContext& cu)
-        : CalcNarumiNonbondedForceKernel(name, platform), cu(cu) {
+    /** diagnostics: NARUMI_DIAGNOSTICS as the Context read it (none for a production run). */
+    CudaCalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform, OpenMM::CudaContext& cu,
+                                       const NarumiDiagnostics& diagnostics)
+        : CalcNarumiNonbondedForceKernel(name, platform), cu(cu), diagnostics(diagnostics) {
     }
     ~CudaCalcNarumiNonbondedForceKernel();
     void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
@@ -83,29 +86,35 @@ private:
     class ReorderListener;
     /** Warn once (stderr) when the search counters show it listing more than it should (NarumiSearchMonitor). */
     void noteSearchCounters(const NarumiStatusWords& words);
-    /** The search counters per evaluation, to stderr (with the stage report, NARUMI_PROFILE_STAGES). */
+    /** The search counters per evaluation, to stderr (with the stage report, diagnostic profile-stages). */
     void printSearchReport();
-    /**
-     * A measurement switch, read when a Context is created: unset or empty gives defaultValue, else it must be 0 or 1
-     * (anything else is an OpenMMException naming it).  NARUMI_PROFILE_STAGES (off): time every stage, print the times
-     * when the Context is deleted; NARUMI_TILE_CHUNKS (on): computeTiles hands its list out in chunks;
-     * NARUMI_EXCLUSION_STREAM (on, ignored while profiling): the exclusion pass runs on a stream of its own;
-     * NARUMI_SUMS_IN_DOUBLE (on where doubles add at half the float rate): Narumi's sums held in doubles, same bits.
-     */
-    static bool switchFromEnvironment(const char* variable, bool defaultValue);
-    /** A measurement variable's setting: "" when unset or empty, else first or second (else an OpenMMException naming it). */
-    static std::string choiceFromEnvironment(const char* variable, const char* first, const char* second);
-    /** NARUMI_LIST_SKIN, for measurements and tests: a fixed skin for the neighbour list in nm; unset, -1 (chosen). */
-    static double listSkinFromEnvironment();
+
+    // initialize(), step by step, in this order.
+    /** The speed settings for this GPU (or for the class of GPU that the diagnostics name); its code must be built. */
+    void chooseDeviceSettings();
+    /** The force's sizes, methods (the diagnostics may select the paper's C-E) and box kind into the launch data. */
+    void readForce(const OpenMM::System& system, const NarumiNonbondedForce& force);
+    /** The pair potential's constants, in double and rounded to float. */
+    void setPairConstants(const NarumiNonbondedForce& force);
+    /** The neighbour list's skin and the kernels' speed settings, each of which a diagnostic may fix. */
+    void applySpeedSettings();
+    /** The atoms' and exceptions' parameters on the device (uploaded). */
+    void allocateParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
+    /** The sort's, the slots', the blocks' and the neighbour list's arrays, and the pinned status slots. */
+    void allocateWorkArrays();
+    /** The force, energy and status sums of the accumulation method, zeroed. */
+    void allocateSums();
+    /** The launch data's pointers into the arrays above. */
+    void pointLaunchDataAtArrays();
+    /** The status slots' events, and on a multi-device Context the share's timing events. */
+    void createEvents();
+    /** Tells OpenMM which atoms it may reorder, and has it say when it does. */
+    void registerWithContext(const NarumiNonbondedForce& force);
+    /** The exclusion pass's own stream, or with profile-stages the stage timer (all stages on one stream). */
+    void createStreamOrTimer();
+
     /** The list's cutoff and rebuild distance for a skin (nm); only at an evaluation that rebuilds the list. */
     void applyListSkin(double skin);
-    /** NARUMI_SEARCH_WARPS, for measurements: 4 or 8 warps per thread block of the neighbour search; unset, 0 (by size). */
-    static int searchWarpsFromEnvironment();
-    /**
-     * The properties the settings are chosen from: the GPU's own, or with NARUMI_DEVICE_CLASS (double-rate or
-     * float-rate; for tests and measurements) those of that class of GPU with this one's size.
-     */
-    static NarumiDeviceProperties devicePropertiesFor(int device);
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
@@ -125,6 +134,7 @@ private:
     void growListForSkin(double oldSkin, double newSkin);
 
     OpenMM::CudaContext& cu;
+    const NarumiDiagnostics diagnostics;
     ForceInfo* info = nullptr;
     NarumiAccumulation method = NarumiAccumulation::Narumi;
     NarumiNonbondedForce::NonbondedMethod nonbondedMethod = NarumiNonbondedForce::NoCutoff;
@@ -148,7 +158,7 @@ private:
     std::vector<CUevent> statusReady;                      // recorded after each slot's copy
     unsigned long long statusCopies = 0, firstUnreadCopy = 0;  // copies [firstUnreadCopy, statusCopies) not yet read
     NarumiStatusWords lastStatus = {};                      // the newest status words read
-    std::unique_ptr<Common::StageTimer> stageTimer;  // NARUMI_PROFILE_STAGES: per-stage GPU times, printed at destruction
+    std::unique_ptr<Common::StageTimer> stageTimer;  // profile-stages: per-stage GPU times, printed at destruction
     bool tileListSized = false;  // false: the next evaluation waits for its status (the first, and one after a list grew)
     /** Evaluations between two Hilbert sorts of the atoms; the blocks are rebuilt from current positions every time. */
     static constexpr int SORT_INTERVAL = 20;
@@ -167,8 +177,8 @@ private:
     NarumiEnergyParts lastEnergyParts;
     CUevent shareStarted = nullptr, shareFinished = nullptr;   // timing events, multi-device only
     /**
-     * NARUMI_EXCLUSION_STREAM: the exclusion pass on a stream of its own, beside the search and the pairs on OpenMM's
-     * stream (forked after the gather, joined before the finish: NarumiNonbondedLaunch.h).  Null: all on OpenMM's.
+     * The exclusion pass on a stream of its own, beside the search and the pairs on OpenMM's stream (forked after the
+     * gather, joined before the finish: NarumiNonbondedLaunch.h).  Null (diagnostics): all on OpenMM's.
      */
     std::unique_ptr<NarumiExceptionsStream> exceptionsStream;
     double shareMilliseconds = 0;

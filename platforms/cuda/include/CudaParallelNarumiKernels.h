@@ -21,8 +21,9 @@ namespace OpenMMNarumi {
  */
 class CudaParallelCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:
+    /** diagnostics: NARUMI_DIAGNOSTICS as the Context read it, the same for every device. */
     CudaParallelCalcNarumiNonbondedForceKernel(std::string name, const OpenMM::Platform& platform,
-                                               OpenMM::CudaPlatform::PlatformData& platformData);
+                                               OpenMM::CudaPlatform::PlatformData& platformData, const NarumiDiagnostics& diagnostics);
     void initialize(const OpenMM::System& system, const NarumiNonbondedForce& force) override;
     double execute(OpenMM::ContextImpl& context, bool includeForces, bool includeEnergy) override;
     void copyParametersToContext(OpenMM::ContextImpl& context, const NarumiNonbondedForce& force) override;

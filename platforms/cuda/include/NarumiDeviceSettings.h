@@ -50,12 +50,12 @@ struct NarumiDeviceSettings {
 NarumiDeviceSettings chooseNarumiDeviceSettings(const NarumiDeviceProperties& gpu);
 
 /**
- * The properties of another class of GPU with this one's size, for tests and measurements (NARUMI_DEVICE_CLASS): the
- * double rate of an RTX 4090 (1/64) for FloatRate, of an H100 (1/2) for DoubleRate.
+ * The properties of another class of GPU with this one's size, for tests and measurements (the diagnostic
+ * device-class): the double rate of an RTX 4090 (1/64) for FloatRate, of an H100 (1/2) for DoubleRate.
  */
 NarumiDeviceProperties emulatedAs(const NarumiDeviceProperties& gpu, NarumiDeviceClass deviceClass);
 
-/** The class's name as NARUMI_DEVICE_CLASS takes it: "double-rate" or "float-rate". */
+/** The class's name as the diagnostic device-class takes it: "double-rate" or "float-rate". */
 const char* deviceClassName(NarumiDeviceClass deviceClass);
 
 } // namespace OpenMMNarumi

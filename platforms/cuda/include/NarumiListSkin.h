@@ -23,7 +23,7 @@ public:
     /** The fewest evaluations a choice is made from. */
     static constexpr unsigned long long FEWEST_EVALUATIONS = 10;
 
-    /** fixedSkin >= 0: that skin throughout (NARUMI_LIST_SKIN, for measurements and tests); negative: chosen. */
+    /** fixedSkin >= 0: that skin throughout (the diagnostic list-skin, for measurements and tests); negative: chosen. */
     explicit NarumiListSkin(double fixedSkin = -1) : fixed(fixedSkin), skin(fixedSkin >= 0 ? fixedSkin : NARROW) {
     }
     double current() const {

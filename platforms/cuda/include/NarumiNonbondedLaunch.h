@@ -6,6 +6,7 @@
  * src/kernels/), callable from plain C++.
  */
 
+#include "NarumiAccumulation.h"
 #include "NarumiCommon/CudaEvent.h"
 #include "NarumiCommon/CudaStream.h"
 #include "NarumiCommon/StageTimer.h"
@@ -13,17 +14,6 @@
 #include <cuda_runtime_api.h>
 
 namespace OpenMMNarumi {
-
-/** The kernels' accumulation methods; the values are NarumiNonbondedForce::AccumulationMethod's. */
-enum class NarumiAccumulation : int {
-    Narumi = 0, SingleFloat = 1, DoubleFloat = 2, FixedPoint64 = 3, TakahashiIitaka = 4, Nitadori = 5, ModifiedNitadori = 6
-};
-
-/** Methods whose forces are summed in the double buffer (forceDouble) and merged into OpenMM's at the end. */
-inline bool narumiSumsForcesInDouble(NarumiAccumulation method) {
-    return method == NarumiAccumulation::DoubleFloat || method == NarumiAccumulation::TakahashiIitaka ||
-           method == NarumiAccumulation::Nitadori || method == NarumiAccumulation::ModifiedNitadori;
-}
 
 /** Bytes of CUB storage the atom sort needs for numAtoms atoms (src/kernels/sortAtoms.cu). */
 size_t narumiSortStorageBytes(int numAtoms);

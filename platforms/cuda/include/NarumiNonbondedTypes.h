@@ -190,13 +190,13 @@ struct NarumiNonbondedData {
     int listBlockBegin, listBlockEnd;
     // computeTiles' warps take the list in chunks with the exact sums (computeTiles.cu); 0: one run each, fixed in advance.
     int tileChunks;
-    // The neighbour search's warps per thread block: 4 or 8 (NARUMI_SEARCH_WARPS, for measurements); 0: by the list's
-    // size (findNeighbors.cu).
+    // The neighbour search's warps per thread block: 4 or 8 (the diagnostic search-warps); 0: by the list's size
+    // (findNeighbors.cu).
     int searchWarps;
     // With searchWarps 0: 4 warps once the listed blocks fill this many full waves of the search (NarumiDeviceSettings).
     int fewSearchWarpsFromWaves;
     // Narumi's float-pair sums held in doubles (NarumiGridInDoubleAccumulator, the same bits): on GPUs whose double
-    // adds run at half the float rate, or as NARUMI_SUMS_IN_DOUBLE says, for measurements.
+    // adds run at half the float rate, or as the diagnostic sums-in-double says.
     int narumiSumsInDouble;
 };
 

@@ -63,6 +63,17 @@ void initializeZeroed(CudaArray& array, CudaContext& cu, size_t size, const char
     array.upload(vector<T>(size, T{}));
 }
 
+// The API's methods are the kernels' first four, with the same values: a force's method converts by value.
+static_assert((int) NarumiAccumulation::Narumi == NarumiNonbondedForce::Narumi, "NarumiAccumulation::Narumi");
+static_assert((int) NarumiAccumulation::SingleFloat == NarumiNonbondedForce::SingleFloat, "NarumiAccumulation::SingleFloat");
+static_assert((int) NarumiAccumulation::DoubleFloat == NarumiNonbondedForce::DoubleFloat, "NarumiAccumulation::DoubleFloat");
+static_assert((int) NarumiAccumulation::FixedPoint64 == NarumiNonbondedForce::FixedPoint64, "NarumiAccumulation::FixedPoint64");
+
+/** The kernels' method: the force's, or the paper's float pair (C-E) that the diagnostics select for the accuracy study. */
+NarumiAccumulation accumulationFor(const NarumiNonbondedForce& force, const NarumiDiagnostics& diagnostics) {
+    return diagnostics.accumulation.value_or(static_cast<NarumiAccumulation>(force.getAccumulationMethod()));
+}
+
 } // namespace
 
 double NarumiEnergyParts::value() const {
@@ -170,23 +181,45 @@ double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
 
 void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
     ContextSelector selector(cu);
+    chooseDeviceSettings();
+    readForce(system, force);
+    setPairConstants(force);
+    applySpeedSettings();
+    allocateParameters(system, force);
+    allocateWorkArrays();
+    allocateSums();
+    pointLaunchDataAtArrays();
+    setShare(0, 1);
+    createEvents();
+    registerWithContext(force);
+    createStreamOrTimer();
+}
+
+void CudaCalcNarumiNonbondedForceKernel::chooseDeviceSettings() {
     try {
         Common::requireKernelImage(cu.getDeviceIndex(), "NarumiNonbondedForce (CUDA)");
-        deviceSettings = chooseNarumiDeviceSettings(devicePropertiesFor(cu.getDeviceIndex()));
+        NarumiDeviceProperties gpu = queryNarumiDeviceProperties(cu.getDeviceIndex());
+        // device-class: this GPU taken as one of that class, for the settings only.
+        deviceSettings = chooseNarumiDeviceSettings(diagnostics.deviceClass ? emulatedAs(gpu, *diagnostics.deviceClass) : gpu);
     }
     catch (const std::runtime_error& error) {
         throw OpenMMException(error.what());
     }
+}
+
+void CudaCalcNarumiNonbondedForceKernel::readForce(const System& system, const NarumiNonbondedForce& force) {
     int numAtoms = system.getNumParticles();
     if (numAtoms >= (1 << NARUMI_LIST_SLOT_BITS))
         throw OpenMMException("NarumiNonbondedForce (CUDA): " + to_string(numAtoms) + " particles; the CUDA platform takes at most " +
                               to_string((1 << NARUMI_LIST_SLOT_BITS) - 1));
-    method = static_cast<NarumiAccumulation>(force.getAccumulationMethod());
+    method = accumulationFor(force, diagnostics);
     nonbondedMethod = force.getNonbondedMethod();
     cutoff = force.getCutoffDistance();
-    bool useCutoff = (nonbondedMethod != NarumiNonbondedForce::NoCutoff);
     bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
-
+    // Double precision: the pairs in double too, for the methods whose sums hold double terms (the float-pair
+    // methods A and C-E are defined on float terms and keep them).
+    pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
+                    method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
     data.numAtoms = numAtoms;
     data.numSlots = (numAtoms + 31) / 32 * 32;
     data.numBlocks = data.numSlots / 32;
@@ -196,7 +229,10 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.exceptionsUsePeriodic = periodic && force.getExceptionsUsePeriodicBoundaryConditions();
     // Non-periodic sort cells: fine enough to give compact blocks, repeating every 1024 cells (102 nm).
     data.sortCellSize = 0.1f;
+}
 
+void CudaCalcNarumiNonbondedForceKernel::setPairConstants(const NarumiNonbondedForce& force) {
+    bool useCutoff = (nonbondedMethod != NarumiNonbondedForce::NoCutoff);
     NarumiPairConstantsOf<double>& pair = data.pairDouble;
     if (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb)
         pair.coulombKind = NARUMI_COULOMB_NONE;
@@ -216,24 +252,24 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     pair.switchDistance = force.getSwitchingDistance();
     pair.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
     data.pair = roundedToFloat(pair);
-    // Double precision: the pairs in double too, for the methods whose sums hold double terms (the float-pair
-    // methods A and C-E are defined on float terms and keep them).
-    pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
-                    method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
-    // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
-    // buffer, as OpenMM and GROMACS keep theirs), the skin chosen from how often that happens (NarumiListSkin).
-    listSkin = NarumiListSkin(listSkinFromEnvironment());
-    applyListSkin(listSkin.current());
-    // The speed settings chosen for this GPU (NarumiDeviceSettings), each of which a measurement switch may override.
-    data.tileChunks = switchFromEnvironment("NARUMI_TILE_CHUNKS", deviceSettings.tileChunks) ? 1 : 0;
-    data.searchWarps = searchWarpsFromEnvironment();
-    data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
-    data.narumiSumsInDouble = switchFromEnvironment("NARUMI_SUMS_IN_DOUBLE", deviceSettings.narumiSumsInDouble) ? 1 : 0;
     // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
     data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
+}
 
+void CudaCalcNarumiNonbondedForceKernel::applySpeedSettings() {
+    // The list holds every pair within cutoff + skin and is kept until an atom has moved half the skin (a Verlet
+    // buffer, as OpenMM and GROMACS keep theirs), the skin chosen from how often that happens (NarumiListSkin).
+    listSkin = NarumiListSkin(diagnostics.listSkin.value_or(-1));
+    applyListSkin(listSkin.current());
+    data.tileChunks = diagnostics.tileChunks.value_or(deviceSettings.tileChunks) ? 1 : 0;
+    data.searchWarps = diagnostics.searchWarps.value_or(0);  // 0: chosen from the list's size at each launch
+    data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
+    data.narumiSumsInDouble = diagnostics.sumsInDouble.value_or(deviceSettings.narumiSumsInDouble) ? 1 : 0;
+}
+
+void CudaCalcNarumiNonbondedForceKernel::allocateParameters(const System& system, const NarumiNonbondedForce& force) {
     exceptionPairs = sortedExceptionPairs(force);
-
+    int numAtoms = data.numAtoms;
     atomParameters.initialize<float4>(cu, max(1, numAtoms), "narumiAtomParameters");
     exceptionAtoms.initialize<int2>(cu, max(1, data.numExceptions), "narumiExceptionAtoms");
     exceptionParameters.initialize<float4>(cu, max(1, data.numExceptions), "narumiExceptionParameters");
@@ -242,7 +278,10 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
         exceptionParametersDouble.initialize<NarumiDouble4>(cu, max(1, data.numExceptions), "narumiExceptionParametersDouble");
     }
     uploadParameters(system, force);
+}
 
+void CudaCalcNarumiNonbondedForceKernel::allocateWorkArrays() {
+    int numAtoms = data.numAtoms;
     sortKeys.initialize<unsigned int>(cu, numAtoms, "narumiSortKeys");
     sortedKeys.initialize<unsigned int>(cu, numAtoms, "narumiSortedKeys");
     sortValues.initialize<int>(cu, numAtoms, "narumiSortValues");
@@ -277,7 +316,9 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     // segments then grow whenever an evaluation reports more.
     allocateTiles(64);
     allocateCandidates(160);
+}
 
+void CudaCalcNarumiNonbondedForceKernel::allocateSums() {
     int paddedNumAtoms = cu.getPaddedNumAtoms();
     if (method == NarumiAccumulation::SingleFloat)
         initializeZeroed<float>(forceFloat, cu, 3 * paddedNumAtoms, "narumiForceFloat");
@@ -287,7 +328,9 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     initializeZeroed<float>(energyFloat, cu, 1, "narumiEnergyFloat");
     initializeZeroed<double>(energyDouble, cu, 1, "narumiEnergyDouble");
     initializeZeroed<NarumiStatusWords>(status, cu, 1, "narumiStatus");
+}
 
+void CudaCalcNarumiNonbondedForceKernel::pointLaunchDataAtArrays() {
     data.sortKeys = (unsigned int*) sortKeys.getDevicePointer();
     data.sortedKeys = (unsigned int*) sortedKeys.getDevicePointer();
     data.sortValues = (int*) sortValues.getDevicePointer();
@@ -321,8 +364,9 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     data.sums.energyDouble = (double*) energyDouble.getDevicePointer();
     data.status = (NarumiStatusWords*) status.getDevicePointer();
     data.sums.errorFlags = &data.status->errorFlags;
-    setShare(0, 1);
+}
 
+void CudaCalcNarumiNonbondedForceKernel::createEvents() {
     statusReady.reserve(STATUS_SLOTS);
     for (int slot = 0; slot < STATUS_SLOTS; slot++) {
         CUevent event;
@@ -333,13 +377,18 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
         checkDriver(cuEventCreate(&shareStarted, CU_EVENT_DEFAULT), "creating an event");
         checkDriver(cuEventCreate(&shareFinished, CU_EVENT_DEFAULT), "creating an event");
     }
+}
+
+void CudaCalcNarumiNonbondedForceKernel::registerWithContext(const NarumiNonbondedForce& force) {
     info = new ForceInfo(force);
     cu.addForce(info);
     cu.addReorderListener(new ReorderListener(resortRequested));
-    bool exclusionStream = switchFromEnvironment("NARUMI_EXCLUSION_STREAM", true);
-    if (switchFromEnvironment("NARUMI_PROFILE_STAGES", false))
+}
+
+void CudaCalcNarumiNonbondedForceKernel::createStreamOrTimer() {
+    if (diagnostics.profileStages.value_or(false))
         stageTimer = make_unique<Common::StageTimer>();  // times the stages one after another, on one stream
-    else if (exclusionStream) {
+    else if (diagnostics.exclusionStream.value_or(true)) {
         try {
             exceptionsStream = make_unique<NarumiExceptionsStream>();
         }
@@ -578,21 +627,6 @@ void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWo
         fprintf(stderr, "NarumiNonbondedForce (CUDA) warning: %s.\n", what.c_str());
 }
 
-string CudaCalcNarumiNonbondedForceKernel::choiceFromEnvironment(const char* variable, const char* first, const char* second) {
-    // The forces do not depend on these switches (with the exact sums); they are for measurements and tests.
-    const char* setting = getenv(variable);
-    if (setting == nullptr || setting[0] == '\0')
-        return "";
-    if (string(setting) == first || string(setting) == second)
-        return setting;
-    throw OpenMMException(string("NarumiNonbondedForce: ") + variable + " must be " + first + " or " + second + ", not '" + setting + "'");
-}
-
-bool CudaCalcNarumiNonbondedForceKernel::switchFromEnvironment(const char* variable, bool defaultValue) {
-    string choice = choiceFromEnvironment(variable, "0", "1");
-    return choice.empty() ? defaultValue : choice == "1";
-}
-
 void CudaCalcNarumiNonbondedForceKernel::applyListSkin(double skin) {
     // The block test runs on float bounding boxes: a small margin keeps it conservative despite their rounding.
     // NoCutoff lists every pair: its list never goes stale.
@@ -600,35 +634,6 @@ void CudaCalcNarumiNonbondedForceKernel::applyListSkin(double skin) {
     double tileCutoff = (cutoff + skin) * (1 + 1e-5) + 1e-4;
     data.tileCutoff2 = useCutoff ? (float) (tileCutoff * tileCutoff) : numeric_limits<float>::infinity();
     data.halfSkin2 = useCutoff ? (float) (0.25 * skin * skin) : numeric_limits<float>::infinity();
-}
-
-double CudaCalcNarumiNonbondedForceKernel::listSkinFromEnvironment() {
-    // NARUMI_LIST_SKIN (nm) is a switch for measurements and tests, read when a Context is created; the forces do not
-    // depend on it (0 rebuilds the list at every evaluation).
-    const char* setting = getenv("NARUMI_LIST_SKIN");
-    if (setting == nullptr || setting[0] == '\0')
-        return -1;
-    char* end = nullptr;
-    double value = strtod(setting, &end);
-    if (end == setting || *end != '\0' || !(value >= 0 && value <= 1))
-        throw OpenMMException(string("NarumiNonbondedForce: NARUMI_LIST_SKIN must be a skin in nm from 0 to 1, not '") + setting + "'");
-    return value;
-}
-
-NarumiDeviceProperties CudaCalcNarumiNonbondedForceKernel::devicePropertiesFor(int device) {
-    // NARUMI_DEVICE_CLASS, for tests and measurements: this GPU taken as one of the other class, for the settings only.
-    string emulated = choiceFromEnvironment("NARUMI_DEVICE_CLASS", deviceClassName(NarumiDeviceClass::DoubleRate),
-                                            deviceClassName(NarumiDeviceClass::FloatRate));
-    NarumiDeviceProperties gpu = queryNarumiDeviceProperties(device);
-    if (emulated.empty())
-        return gpu;
-    return emulatedAs(gpu, emulated == deviceClassName(NarumiDeviceClass::DoubleRate) ? NarumiDeviceClass::DoubleRate
-                                                                                       : NarumiDeviceClass::FloatRate);
-}
-
-int CudaCalcNarumiNonbondedForceKernel::searchWarpsFromEnvironment() {
-    string choice = choiceFromEnvironment("NARUMI_SEARCH_WARPS", "4", "8");
-    return choice.empty() ? 0 : stoi(choice);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::printSearchReport() {

@@ -23,11 +23,12 @@ private:
 };
 
 CudaParallelCalcNarumiNonbondedForceKernel::CudaParallelCalcNarumiNonbondedForceKernel(string name, const Platform& platform,
-                                                                                       CudaPlatform::PlatformData& platformData)
+                                                                                       CudaPlatform::PlatformData& platformData,
+                                                                                       const NarumiDiagnostics& diagnostics)
     : CalcNarumiNonbondedForceKernel(name, platform), platformData(platformData), balancer((int) platformData.contexts.size()) {
     int numDevices = (int) platformData.contexts.size();
     for (int i = 0; i < numDevices; i++) {
-        auto* kernel = new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[i]);
+        auto* kernel = new CudaCalcNarumiNonbondedForceKernel(name, platform, *platformData.contexts[i], diagnostics);
         kernel->setPartOfParallel();
         kernels.emplace_back(kernel);
     }

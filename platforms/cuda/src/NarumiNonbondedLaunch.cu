@@ -25,7 +25,7 @@
  * Their host launchers are declared in include/NarumiNonbondedStages.h; device code that several stages share is in
  * include/NarumiPositions.cuh, NarumiBoundsTests.cuh and NarumiKernelConstants.cuh, and the switch from the
  * accumulation method to the kernels' accumulator type in NarumiAccumulatorDispatch.cuh.  The stage timer
- * (NARUMI_PROFILE_STAGES) and the CUDA error check are the shared ones of common/ (NarumiCommon).
+ * (the diagnostic profile-stages) and the CUDA error check are the shared ones of common/ (NarumiCommon).
  */
 
 #include "NarumiNonbondedLaunch.h"

@@ -9,12 +9,14 @@
  * Every test skips (never passes) where OpenMM's CUDA platform or a GPU is missing.
  */
 
+#include "NarumiDiagnosticsSetting.h"
 #include "NarumiNonbondedForceTests.h"
 #include "NarumiTestDevices.h"
 #include "openmm/HarmonicBondForce.h"
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <tuple>
 
 INSTANTIATE_TEST_SUITE_P(CUDA, NarumiNonbondedForceTest,
                          ::testing::Values(PlatformUnderTest{"CUDA", "single", 3e-4, multiDeviceIndex()},
@@ -145,12 +147,14 @@ TEST(CudaNarumiMultiDevice, ParameterUpdatesReachEveryDevice) {
     EXPECT_EQ(onOne.energy, onTwo.energy);
 }
 
-/** The tiles per evaluation of each device kernel's search report (NARUMI_PROFILE_STAGES), printed as its Context goes. */
+/** The tiles per evaluation of each device kernel's search report (profile-stages), printed as its Context goes. */
 vector<double> listedTilesPerDevice(const System& system, const string& devices, int evaluations, const vector<Vec3>& positions) {
-    setenv("NARUMI_PROFILE_STAGES", "1", 1);
     VerletIntegrator integrator(0.001);
-    auto context = cudaContext(system, integrator, "mixed", devices);
-    unsetenv("NARUMI_PROFILE_STAGES");
+    unique_ptr<Context> context;
+    {
+        DiagnosticsSetting diagnostics("profile-stages");
+        context = cudaContext(system, integrator, "mixed", devices);
+    }
     context->setPositions(positions);
     for (int k = 0; k < evaluations; k++)
         energyAndForces(*context);
@@ -182,25 +186,65 @@ TEST(CudaNarumiMultiDevice, EachDeviceListsAboutItsOwnShare) {
 }
 
 /**
+ * A Context of several devices reads NARUMI_DIAGNOSTICS once: one line on stderr, and every device's kernel takes the
+ * settings (each device's stage report, profile-stages, is printed when the Context goes).
+ */
+TEST(CudaNarumiMultiDevice, DiagnosticsAreAnnouncedOncePerContext) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(4.0), 87);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodic(1.0))});
+    VerletIntegrator integrator(0.001);
+    ::testing::internal::CaptureStderr();
+    unique_ptr<Context> context;
+    {
+        DiagnosticsSetting diagnostics("profile-stages,list-skin=0");
+        context = cudaContext(*system, integrator, "mixed", multiDeviceIndex());
+    }
+    string printed = ::testing::internal::GetCapturedStderr();
+    const string line = "NARUMI_DIAGNOSTICS is set, this Context is a measurement, not a production run: profile-stages=on,list-skin=0\n";
+    size_t at = printed.find(line);
+    EXPECT_NE(at, string::npos) << printed;
+    EXPECT_EQ(printed.find("NARUMI_DIAGNOSTICS", at + line.size()), string::npos) << "a second line: " << printed;
+    context->setPositions(water.positions);
+    energyAndForces(*context);
+    ::testing::internal::CaptureStderr();
+    context.reset();
+    string reports = ::testing::internal::GetCapturedStderr();
+    size_t skins = 0;
+    for (size_t at = reports.find("blocks, skin 0 nm"); at != string::npos; at = reports.find("blocks, skin 0 nm", at + 1))
+        skins++;
+    EXPECT_EQ(skins, multiDeviceList().size()) << reports;
+}
+
+/**
  * The floating-point methods (A to E) sum in an order that depends on the partition (and on each device's list of
  * tiles): not bit-identical.  Their error against the Reference platform on two devices stays that of one device.
  * Method A's error is dominated by the float sums of the excluded pairs' large terms (~1e-4, the accuracy study's
  * point), a random quantity of the summation order, so the errors are compared as RMS over twelve configurations: an
  * error that grows systematically (excluded pairs added on one device and removed on another, as a first version
  * did, 10x) fails.  Method A's energy (float sums of the excluded pairs' ~1e6-1e8 kJ/mol terms) is measured 3.7-3.8x
- * less exact on two devices than on one (H100 and H200 pairs, docs/validation.md), so its bound is 6x.
+ * less exact on two devices than on one (H100 and H200 pairs, docs/validation.md), so its bound is 6x.  Method E, the
+ * paper's float pair, is selected through the diagnostics (accumulation=ModifiedNitadori), which every device's
+ * kernel takes.
  */
 TEST(CudaNarumiMultiDevice, FloatingPointMethodsKeepTheirOneDeviceAccuracy) {
     SKIP_WITHOUT_CUDA();
     TestSystem ts = solvatedMoleculeInOctahedron();
     const int configurations = 12;
-    for (auto accumulation : {Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::ModifiedNitadori}) {
+    // (the force's method, NARUMI_DIAGNOSTICS, the name printed)
+    for (auto [accumulation, diagnostics, name] : {tuple<Narumi::AccumulationMethod, string, string>{Narumi::SingleFloat, "", "SingleFloat"},
+                                                   {Narumi::DoubleFloat, "", "DoubleFloat"},
+                                                   {Narumi::Narumi, "accumulation=ModifiedNitadori", "ModifiedNitadori"}}) {
         Narumi* force = makeNarumiForce(ts, periodic(1.0));
         force->setAccumulationMethod(accumulation);
         auto system = makeSystem(ts, {force});
         VerletIntegrator oneIntegrator(0.001), twoIntegrator(0.001), referenceIntegrator(0.001);
-        auto one = cudaContext(*system, oneIntegrator, "mixed", "0");
-        auto two = cudaContext(*system, twoIntegrator, "mixed", multiDeviceIndex());
+        unique_ptr<Context> one, two;
+        {
+            DiagnosticsSetting setting(diagnostics);
+            one = cudaContext(*system, oneIntegrator, "mixed", "0");
+            two = cudaContext(*system, twoIntegrator, "mixed", multiDeviceIndex());
+        }
         Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
         mt19937 random(85);
         normal_distribution<double> step(0.0, 0.003);
@@ -220,10 +264,10 @@ TEST(CudaNarumiMultiDevice, FloatingPointMethodsKeepTheirOneDeviceAccuracy) {
         }
         forceOne = sqrt(forceOne / configurations), forceTwo = sqrt(forceTwo / configurations);
         energyOne = sqrt(energyOne / configurations), energyTwo = sqrt(energyTwo / configurations);
-        EXPECT_LE(forceTwo, 3 * forceOne + 1e-7) << "accumulation " << accumulation;
+        EXPECT_LE(forceTwo, 3 * forceOne + 1e-7) << name;
         const double energyFactor = accumulation == Narumi::SingleFloat ? 6 : 3;
-        EXPECT_LE(energyTwo, energyFactor * energyOne + 1e-7 * energyScale) << "accumulation " << accumulation;
-        cout << "[ accuracy ] accumulation " << accumulation << ", RMS over " << configurations << " configurations: relative RMS "
+        EXPECT_LE(energyTwo, energyFactor * energyOne + 1e-7 * energyScale) << name;
+        cout << "[ accuracy ] " << name << ", RMS over " << configurations << " configurations: relative RMS "
              << "force error " << forceOne << " on one device, " << forceTwo << " on two; energy error " << energyOne << " / "
              << energyTwo << " kJ/mol" << endl;
     }

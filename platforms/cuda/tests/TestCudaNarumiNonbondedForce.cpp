@@ -7,6 +7,7 @@
  * GPU is missing.
  */
 
+#include "NarumiDiagnosticsSetting.h"
 #include "NarumiNonbondedForceTests.h"
 #include "openmm/HarmonicAngleForce.h"
 #include "openmm/HarmonicBondForce.h"
@@ -35,6 +36,12 @@ EnergyAndForces evaluateOnCuda(const System& system, const vector<Vec3>& positio
     Context context(system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", precision}});
     context.setPositions(positions);
     return energyAndForces(context);
+}
+
+/** A CUDA Context made with NARUMI_DIAGNOSTICS=diagnostics ("": none), which the platform reads at Context creation. */
+unique_ptr<Context> cudaContextWith(const System& system, Integrator& integrator, const string& diagnostics) {
+    DiagnosticsSetting setting(diagnostics);
+    return make_unique<Context>(system, integrator, Platform::getPlatformByName("CUDA"));
 }
 
 NonbondedSettings periodicSettings(double cutoff, double switchingDistance = -1) {
@@ -141,20 +148,17 @@ TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
 
 /**
  * What NarumiNonbondedForce prints to stderr over a few evaluations of a water box: its warnings, and with profile
- * (NARUMI_PROFILE_STAGES) the stage report with the search's counters per evaluation.
+ * (the diagnostic profile-stages) the stage report with the search's counters per evaluation.
  */
 string stderrOfEvaluations(const TestSystem& water, double cutoff, bool profile) {
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(cutoff))});
     VerletIntegrator integrator(0.0005);
     ::testing::internal::CaptureStderr();
     {
-        if (profile)
-            setenv("NARUMI_PROFILE_STAGES", "1", 1);
-        Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_PROFILE_STAGES");
-        context.setPositions(water.positions);
+        unique_ptr<Context> context = cudaContextWith(*system, integrator, profile ? "profile-stages" : "");
+        context->setPositions(water.positions);
         for (int i = 0; i < 3; i++)
-            context.getState(State::Energy);
+            context->getState(State::Energy);
     }
     return ::testing::internal::GetCapturedStderr();
 }
@@ -224,19 +228,36 @@ TEST(CudaNarumiNonbondedForce, BlocksThatOutgrowTheirListSegmentsLoseNoPair) {
 
 
 
+/**
+ * Every accumulation method in every precision against the Reference platform: the API's four as the force's setting,
+ * the paper's float pairs C-E through the diagnostics (accumulation=NAME), whose forces must then differ in some bits
+ * from those of the force's own method (Narumi): the diagnostic took effect.
+ */
 TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReference) {
     SKIP_WITHOUT_CUDA();
     TestSystem molecule = solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 9);
-    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64, Narumi::TakahashiIitaka,
-                              Narumi::Nitadori, Narumi::ModifiedNitadori})
+    // Method A sums in float, and with exclusions removed afterwards the intramolecular O-H terms (~5e3 kJ/mol/nm)
+    // pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy here.  D and E lose
+    // low bits when a term exceeds the running sum (D) or LARGE = 3.1e6 (E, the molecule's excluded LJ pairs): lossy
+    // by design, held to A's bound.  B, C, F and FixedPoint64 are exact to ~1e-6.
+    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64})
+        for (string precision : {"single", "mixed", "double"})
+            expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision,
+                                       accumulation == Narumi::SingleFloat ? 1e-2 : 1e-5);
+    auto system = periodicSystemWith(molecule, Narumi::Narumi);
+    EnergyAndForces reference = evaluate(*system, molecule.positions, "Reference");
+    for (auto [floatPair, lossy] : {pair<string, bool>{"TakahashiIitaka", false}, {"Nitadori", true}, {"ModifiedNitadori", true}})
         for (string precision : {"single", "mixed", "double"}) {
-            // Method A sums in float, and with exclusions removed afterwards the intramolecular O-H terms (~5e3
-            // kJ/mol/nm) pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy
-            // here.  D and E lose low bits when a term exceeds the running sum (D) or LARGE = 3.1e6 (E, the molecule's
-            // excluded LJ pairs): lossy by design, held to A's bound.  B, C, F and FixedPoint64 are exact to ~1e-6.
-            bool lossy = (accumulation == Narumi::SingleFloat || accumulation == Narumi::Nitadori || accumulation == Narumi::ModifiedNitadori);
-            double tolerance = (lossy ? 1e-2 : 1e-5);
-            expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision, tolerance);
+            EnergyAndForces narumi = evaluateOnCuda(*system, molecule.positions, precision), selected;
+            {
+                DiagnosticsSetting diagnostics("accumulation=" + floatPair);
+                selected = evaluateOnCuda(*system, molecule.positions, precision);
+            }
+            string context = "accumulation=" + floatPair + ", precision " + precision;
+            EXPECT_TRUE(agree(selected, reference, lossy ? 1e-2 : 1e-5)) << context;
+            EXPECT_GT(differingComponents(selected, narumi), 0) << context << ": the diagnostic changed nothing";
+            cout << "[ accuracy ] " << context << ": relative energy error " << fabs(selected.energy - reference.energy) / fabs(reference.energy)
+                 << ", relative RMS force error " << relativeRmsDifference(selected.forces, reference.forces) << endl;
         }
 }
 
@@ -347,19 +368,15 @@ TEST(CudaNarumiNonbondedForce, MovingAtomsBetweenSortsMatchReference) {
 }
 
 /**
- * Two CUDA Contexts of one System: one that prints its stage report when deleted (NARUMI_PROFILE_STAGES), and one
- * made with a measurement switch variable=value.
+ * Two CUDA Contexts of one System: one that prints its stage report when deleted (the diagnostic profile-stages, and
+ * profiledAlso's), and one made with the diagnostics switchedSettings.
  */
 struct ProfiledAndSwitchedContexts {
     VerletIntegrator profiledIntegrator{0.001}, switchedIntegrator{0.001};
     unique_ptr<Context> profiled, switched;
-    ProfiledAndSwitchedContexts(const System& system, const char* variable, const char* value) {
-        setenv("NARUMI_PROFILE_STAGES", "1", 1);
-        profiled = make_unique<Context>(system, profiledIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv("NARUMI_PROFILE_STAGES");
-        setenv(variable, value, 1);
-        switched = make_unique<Context>(system, switchedIntegrator, Platform::getPlatformByName("CUDA"));
-        unsetenv(variable);
+    ProfiledAndSwitchedContexts(const System& system, const string& switchedSettings, const string& profiledAlso = "") {
+        profiled = cudaContextWith(system, profiledIntegrator, "profile-stages" + (profiledAlso.empty() ? "" : "," + profiledAlso));
+        switched = cudaContextWith(system, switchedIntegrator, switchedSettings);
     }
     string report;  // the profiled Context's stage report, once it is deleted
     /** Deletes the profiled Context (at the first call); the per-evaluation value of the named counter of its report (NaN if missing). */
@@ -377,10 +394,10 @@ struct ProfiledAndSwitchedContexts {
 
 /**
  * The neighbour list is kept over evaluations until an atom has moved half its skin.  A Context that keeps it must give
- * the same bits as one that rebuilds it at every evaluation (NARUMI_LIST_SKIN=0) on the same sequence of positions:
+ * the same bits as one that rebuilds it at every evaluation (list-skin=0) on the same sequence of positions:
  * the fixed-point sums do not depend on which tiles hold a pair, so any pair the kept list missed would show.  The
  * atoms take random steps of 0.006 nm per component, so that pairs keep crossing the cutoff, and the stage report
- * (NARUMI_PROFILE_STAGES) must show that the list was indeed kept over most evaluations.
+ * (profile-stages) must show that the list was indeed kept over most evaluations.
  */
 TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
     SKIP_WITHOUT_CUDA();
@@ -389,7 +406,7 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
     for (const Box& box : {cubicBox(4.0), octahedron}) {
         TestSystem water = waterBox(box, 41);
         auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-        ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+        ProfiledAndSwitchedContexts contexts(*system, "list-skin=0");
         Context& kept = *contexts.profiled;
         Context& rebuilt = *contexts.switched;
         mt19937 random(42);
@@ -415,14 +432,14 @@ TEST(CudaNarumiNonbondedForce, KeptNeighbourListGivesTheBitsOfAFreshOne) {
 /**
  * The list's skin is chosen from how often the list is rebuilt (NarumiListSkin): atoms that force a build at every
  * evaluation make the sort of the 21st evaluation widen it, and the lists of both skins must give the bits of a list
- * rebuilt at every evaluation (NARUMI_LIST_SKIN=0).  The atoms take fresh random displacements of 0.012 nm per
+ * rebuilt at every evaluation (list-skin=0).  The atoms take fresh random displacements of 0.012 nm per
  * component about their start at every evaluation: fast, but no drift towards overlaps.
  */
 TEST(CudaNarumiNonbondedForce, ChosenSkinKeepsTheBitsOfAFreshList) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(4.0), 41);
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-    ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+    ProfiledAndSwitchedContexts contexts(*system, "list-skin=0");
     mt19937 random(7);
     normal_distribution<double> displacement(0.0, 0.012);
     int differences = 0;
@@ -441,7 +458,7 @@ TEST(CudaNarumiNonbondedForce, ChosenSkinKeepsTheBitsOfAFreshList) {
 }
 
 /**
- * The stage report (NARUMI_PROFILE_STAGES) gives the means of the evaluations after the first, which sorts, sizes the
+ * The stage report (profile-stages) gives the means of the evaluations after the first, which sorts, sizes the
  * list and loads the kernels: over 6 evaluations it reports 5, and no sort among them (the next is due at the 21st),
  * while the search counters still count all 6.
  */
@@ -449,7 +466,7 @@ TEST(CudaNarumiNonbondedForce, StageReportLeavesOutTheFirstEvaluation) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(3.0), 43);
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-    ProfiledAndSwitchedContexts contexts(*system, "NARUMI_LIST_SKIN", "0");
+    ProfiledAndSwitchedContexts contexts(*system, "list-skin=0");
     contexts.profiled->setPositions(water.positions);
     for (int evaluation = 0; evaluation < 6; evaluation++)
         energyAndForces(*contexts.profiled);
@@ -501,7 +518,7 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
 
 /**
  * computeTiles hands the tile list out to its warps in chunks (the default: of 4 tiles for a long list, of one for a
- * short one) or in one fixed run per warp (NARUMI_TILE_CHUNKS=0, the switch for measurements).  Narumi's and
+ * short one) or in one fixed run per warp (the diagnostic tile-chunks=off).  Narumi's and
  * FixedPoint64's sums are exact, so both must give the same bits, with and without the energy, on a box whose list is
  * long enough for chunks of 4 on GPUs of up to about 300 multiprocessors (200k atoms) and on one whose list is short
  * (20k atoms); the stage report must show that every evaluation was chunked.
@@ -512,7 +529,7 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
         TestSystem water = waterBoxOfAtoms(atoms, 81);
         for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
             auto system = periodicSystemWith(water, accumulation);
-            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_TILE_CHUNKS", "0");
+            ProfiledAndSwitchedContexts contexts(*system, "tile-chunks=off");
             Context& chunked = *contexts.profiled;
             Context& fixed = *contexts.switched;
             chunked.setPositions(water.positions);
@@ -536,7 +553,7 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
  * The neighbour search runs thread blocks of 8 warps, or of 4 on a list of many blocks (findNeighbors.cu), which order
  * a block's partners differently within a distance class; the sums are exact, so either must give the same bits.  A
  * 200,000-atom box (6,250 blocks: 4 warps on GPUs of up to 390 multiprocessors) and a 20,000-atom one (625 blocks: 8
- * warps on any GPU of 40 or more), each against both settings of NARUMI_SEARCH_WARPS, the stage report telling
+ * warps on any GPU of 40 or more), each against both values of the diagnostic search-warps, the stage report telling
  * which one the default took.
  */
 TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
@@ -545,10 +562,10 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
         TestSystem water = waterBoxOfAtoms(atoms, 83);
         auto system = periodicSystemWith(water, Narumi::Narumi);
         for (const char* forced : {"4", "8"}) {
-            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_SEARCH_WARPS", forced);
+            ProfiledAndSwitchedContexts contexts(*system, string("search-warps=") + forced);
             contexts.profiled->setPositions(water.positions);
             contexts.switched->setPositions(water.positions);
-            string context = to_string(water.size()) + " atoms, NARUMI_SEARCH_WARPS=" + forced;
+            string context = to_string(water.size()) + " atoms, search-warps=" + forced;
             EnergyAndForces byDefault = energyAndForces(*contexts.profiled), byForced = energyAndForces(*contexts.switched);
             EXPECT_EQ(byDefault.energy, byForced.energy) << context;
             EXPECT_EQ(differingComponents(byDefault, byForced), 0) << context;
@@ -558,11 +575,11 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 }
 
 /**
- * Narumi's sums held in doubles (NARUMI_SUMS_IN_DOUBLE=1, the default where doubles add at half the float rate) round
+ * Narumi's sums held in doubles (sums-in-double=on, the default where doubles add at half the float rate) round
  * every term onto the grid of the float + int32 pair and add exactly, so both must give the same bits: energy and
  * forces, on a solvated molecule (its excluded bonded pairs take the large-term path; Lennard-Jones switched) and on a
  * 20,000-atom water box.  The default Context must match the float + int32 pair too, and the stage report of one made
- * with the variable at 1 must say that its sums were held in doubles.
+ * with sums-in-double=on must say that its sums were held in doubles.
  */
 TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
     SKIP_WITHOUT_CUDA();
@@ -572,18 +589,16 @@ TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
         {&molecule, shared_ptr<System>(makeSystem(molecule, {makeNarumiForce(molecule, periodicSettings(1.0, 0.9))}))},
         {&water, shared_ptr<System>(periodicSystemWith(water, Narumi::Narumi))}};
     for (auto& [test, system] : cases)
-        for (const char* first : {"", "1"}) {
-            if (first[0] != '\0')
-                setenv("NARUMI_SUMS_IN_DOUBLE", first, 1);
-            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_SUMS_IN_DOUBLE", "0");
+        for (string first : {"", "sums-in-double=on"}) {
+            ProfiledAndSwitchedContexts contexts(*system, "sums-in-double=off", first);
             contexts.profiled->setPositions(test->positions);
             contexts.switched->setPositions(test->positions);
-            string context = to_string(test->size()) + " atoms, NARUMI_SUMS_IN_DOUBLE='" + first + "' against 0";
+            string context = to_string(test->size()) + " atoms, '" + first + "' against sums-in-double=off";
             EnergyAndForces held = energyAndForces(*contexts.profiled), paired = energyAndForces(*contexts.switched);
             EXPECT_EQ(held.energy, paired.energy) << context;
             EXPECT_EQ(differingComponents(held, paired), 0) << context;
             double reported = contexts.profiledCounter("Narumi sums in doubles");
-            if (first[0] != '\0')
+            if (!first.empty())
                 EXPECT_EQ(reported, 1.0) << context;
             else
                 EXPECT_TRUE(reported == 0.0 || reported == 1.0) << context;
@@ -591,8 +606,8 @@ TEST(CudaNarumiNonbondedForce, SumsInDoubleGiveTheSameBits) {
 }
 
 /**
- * The settings chosen for a GPU whose doubles add at 1/64 of the float rate (GeForce, RTX, L40S: NARUMI_DEVICE_CLASS=
- * float-rate takes this GPU as one) only change speed: energy and forces must be the bits of the data-centre
+ * The settings chosen for a GPU whose doubles add at 1/64 of the float rate (GeForce, RTX, L40S: the diagnostic
+ * device-class=float-rate takes this GPU as one) only change speed: energy and forces must be the bits of the data-centre
  * settings (double-rate), on a solvated molecule with switched Lennard-Jones and on a 20,000-atom water box, and the
  * default Context must give them too.  The stage report must say which settings each Context took.
  */
@@ -604,18 +619,16 @@ TEST(CudaNarumiNonbondedForce, FloatRateDeviceSettingsGiveTheSameBits) {
         {&molecule, shared_ptr<System>(makeSystem(molecule, {makeNarumiForce(molecule, periodicSettings(1.0, 0.9))}))},
         {&water, shared_ptr<System>(periodicSystemWith(water, Narumi::Narumi))}};
     for (auto& [test, system] : cases)
-        for (const char* first : {"", "float-rate"}) {
-            if (first[0] != '\0')
-                setenv("NARUMI_DEVICE_CLASS", first, 1);
-            ProfiledAndSwitchedContexts contexts(*system, "NARUMI_DEVICE_CLASS", "double-rate");
+        for (string first : {"", "device-class=float-rate"}) {
+            ProfiledAndSwitchedContexts contexts(*system, "device-class=double-rate", first);
             contexts.profiled->setPositions(test->positions);
             contexts.switched->setPositions(test->positions);
-            string context = to_string(test->size()) + " atoms, NARUMI_DEVICE_CLASS='" + first + "' against double-rate";
+            string context = to_string(test->size()) + " atoms, '" + first + "' against device-class=double-rate";
             EnergyAndForces chosen = energyAndForces(*contexts.profiled), dataCentre = energyAndForces(*contexts.switched);
             EXPECT_EQ(chosen.energy, dataCentre.energy) << context;
             EXPECT_EQ(differingComponents(chosen, dataCentre), 0) << context;
             double floatRate = contexts.profiledCounter("float-rate settings");
-            if (first[0] != '\0') {
+            if (!first.empty()) {
                 EXPECT_EQ(floatRate, 1.0) << context;
                 EXPECT_EQ(contexts.profiledCounter("Narumi sums in doubles"), 0.0) << context;
             }
@@ -625,34 +638,57 @@ TEST(CudaNarumiNonbondedForce, FloatRateDeviceSettingsGiveTheSameBits) {
 }
 
 /**
- * A bad measurement switch (NARUMI_LIST_SKIN, NARUMI_TILE_CHUNKS, NARUMI_SEARCH_WARPS, NARUMI_EXCLUSION_STREAM,
- * NARUMI_PROFILE_STAGES, NARUMI_SUMS_IN_DOUBLE, NARUMI_DEVICE_CLASS) is an error naming it, when the Context is made.
+ * A bad NARUMI_DIAGNOSTICS (an unknown setting, a bad value of each kind; src/NarumiDiagnostics.cpp's own test has
+ * every case) is an OpenMMException naming it when the Context is made, before any work on the GPU.
  */
-TEST(CudaNarumiNonbondedForce, BadMeasurementSwitchIsAClearError) {
+TEST(CudaNarumiNonbondedForce, BadDiagnosticsAreAClearError) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(3.0), 61);
     auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
-    vector<pair<const char*, vector<const char*>>> switches = {{"NARUMI_LIST_SKIN", {"abc", "-0.1", "2", "0.1nm"}},
-                                                               {"NARUMI_TILE_CHUNKS", {"yes", "2", "-1"}},
-                                                               {"NARUMI_SEARCH_WARPS", {"0", "6", "four", "44"}},
-                                                               {"NARUMI_EXCLUSION_STREAM", {"off", "no"}},
-                                                               {"NARUMI_SUMS_IN_DOUBLE", {"yes", "2"}},
-                                                               {"NARUMI_DEVICE_CLASS", {"consumer", "GeForce", "1"}},
-                                                               {"NARUMI_PROFILE_STAGES", {"on", "true", "01"}}};
-    for (auto& [variable, settings] : switches)
-        for (const char* setting : settings) {
-            setenv(variable, setting, 1);
-            VerletIntegrator integrator(0.001);
-            try {
-                Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
-                ADD_FAILURE() << variable << "=" << setting << " was accepted";
-            }
-            catch (const OpenMMException& error) {
-                EXPECT_NE(string(error.what()).find(string(variable) + " must"), string::npos) << error.what();
-                EXPECT_NE(string(error.what()).find(string("'") + setting + "'"), string::npos) << error.what();
-            }
-            unsetenv(variable);
+    vector<pair<string, string>> bad = {{"NARUMI_PROFILE_STAGES=1", "no setting 'NARUMI_PROFILE_STAGES'"},
+                                        {"list-skin=2", "list-skin takes 0..1 (nm), not '2'"},
+                                        {"tile-chunks=0", "tile-chunks takes on|off, not '0'"},
+                                        {"search-warps=6", "search-warps takes 4|8, not '6'"},
+                                        {"device-class=consumer", "device-class takes double-rate|float-rate, not 'consumer'"},
+                                        {"accumulation=SingleFloat", "not 'SingleFloat'"},
+                                        {"profile-stages,profile-stages", "profile-stages is given twice"}};
+    for (auto& [settings, named] : bad) {
+        VerletIntegrator integrator(0.001);
+        try {
+            cudaContextWith(*system, integrator, settings);
+            ADD_FAILURE() << "NARUMI_DIAGNOSTICS=" << settings << " was accepted";
         }
+        catch (const OpenMMException& error) {
+            EXPECT_NE(string(error.what()).find("NARUMI_DIAGNOSTICS: " + named), string::npos) << error.what();
+        }
+    }
+}
+
+/**
+ * A Context made with diagnostics says so, in one line on stderr when it is created, naming the settings; one made
+ * without says nothing of them.
+ */
+TEST(CudaNarumiNonbondedForce, DiagnosticsAreAnnouncedOnce) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(3.0), 62);
+    auto system = makeSystem(water, {makeNarumiForce(water, periodicSettings(1.0))});
+    // (NARUMI_DIAGNOSTICS, the settings as the line gives them)
+    for (auto [settings, described] : {pair<string, string>{"", ""}, {"exclusion-stream=off, list-skin=0.1", "list-skin=0.1,exclusion-stream=off"},
+                                       {"accumulation=ModifiedNitadori", "accumulation=ModifiedNitadori"}}) {
+        VerletIntegrator integrator(0.001);
+        ::testing::internal::CaptureStderr();
+        unique_ptr<Context> context = cudaContextWith(*system, integrator, settings);
+        string printed = ::testing::internal::GetCapturedStderr();
+        const string line = "NarumiNonbondedForce (CUDA): NARUMI_DIAGNOSTICS is set, this Context is a measurement, not a "
+                            "production run: ";
+        size_t lines = 0;
+        for (size_t at = printed.find(line); at != string::npos; at = printed.find(line, at + 1))
+            lines++;
+        EXPECT_EQ(lines, settings.empty() ? 0u : 1u) << "'" << settings << "': " << printed;
+        if (!settings.empty()) {
+            EXPECT_NE(printed.find(line + described + "\n"), string::npos) << printed;
+        }
+    }
 }
 
 TEST(CudaNarumiNonbondedForce, NetForceIsExactlyZero) {
@@ -792,7 +828,7 @@ unique_ptr<System> makeFlexibleWaterSystem(const TestSystem& water, Narumi* naru
  * for it before the energy is read and the integrator takes the forces; a missing wait would let those run ahead of it.
  * Flexible water with bonds and angles, 300 velocity Verlet steps with energies read and charges changed on the way:
  * every position and energy must be bit for bit those of a Context that keeps the pass on OpenMM's stream
- * (NARUMI_EXCLUSION_STREAM=0).
+ * (exclusion-stream=off).
  */
 TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStream) {
     SKIP_WITHOUT_CUDA();
@@ -801,9 +837,8 @@ TEST(CudaNarumiNonbondedForce, ExclusionPassOnItsOwnStreamGivesTheBitsOfOneStrea
     auto system = makeFlexibleWaterSystem(water, narumi);
     VerletIntegrator sideIntegrator(0.0005), serialIntegrator(0.0005);
     Context side(*system, sideIntegrator, Platform::getPlatformByName("CUDA"));
-    setenv("NARUMI_EXCLUSION_STREAM", "0", 1);
-    Context serial(*system, serialIntegrator, Platform::getPlatformByName("CUDA"));
-    unsetenv("NARUMI_EXCLUSION_STREAM");
+    unique_ptr<Context> serialContext = cudaContextWith(*system, serialIntegrator, "exclusion-stream=off");
+    Context& serial = *serialContext;
     for (Context* context : {&side, &serial}) {
         context->setPositions(water.positions);
         context->setVelocitiesToTemperature(300.0, 3);
