@@ -12,7 +12,7 @@ Exit status 1 when a Narumi Context runs below 0.9x the fastest Narumi Context o
 window below 0.9x the median of its later windows.  --profile adds one Context per build and precision with the stage
 timer on (NARUMI_DIAGNOSTICS=profile-stages), whose search counters say which stage grew.
   python3 -m benchmarks.context_speed [--data-dir ../shared/data] [--builds 3] [--contexts 4]
-      [--precisions mixed single] [--timing windows adaptive] [--markdown F] [--json F]"""
+      [--first-build 0] [--precisions mixed single] [--timing windows adaptive] [--markdown F] [--json F]"""
 import argparse
 import datetime
 import os
@@ -76,6 +76,7 @@ def main():
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--shape", default="octahedron", choices=["cube", "dodecahedron", "octahedron"])
     parser.add_argument("--builds", type=int, default=3)
+    parser.add_argument("--first-build", type=int, default=0, help="number of the first build (its ions' random seed)")
     parser.add_argument("--contexts", type=int, default=4)
     parser.add_argument("--precisions", nargs="+", default=["mixed", "single"], choices=["single", "mixed", "double"])
     parser.add_argument("--timing", nargs="+", default=["windows", "adaptive"], choices=["windows", "adaptive"])
@@ -99,7 +100,7 @@ def main():
              "| build | precision | timing | Context | OpenMM ns/day | Narumi ns/day | ratio | Narumi windows |",
              "|---|---|---|---|---|---|---|---|"]
     measurements, profiles = [], []
-    for build in range(args.builds):
+    for build in range(args.first_build, args.first_build + args.builds):
         found = solvated(args.data_dir, args.shape, 2026 + build)
         if found is None:
             print(f"skipped: 5dfr_minimized.pdb is not in {args.data_dir}")

@@ -650,7 +650,7 @@ TEST(CudaNarumiNonbondedForce, BadDiagnosticsAreAClearError) {
                                         {"tile-chunks=0", "tile-chunks takes on|off, not '0'"},
                                         {"search-warps=6", "search-warps takes 4|8, not '6'"},
                                         {"device-class=consumer", "device-class takes double-rate|float-rate, not 'consumer'"},
-                                        {"accumulation=SingleFloat", "not 'SingleFloat'"},
+                                        {"accumulation=SingleFloat", "accumulation takes TakahashiIitaka|Nitadori|ModifiedNitadori, not 'SingleFloat'"},
                                         {"profile-stages,profile-stages", "profile-stages is given twice"}};
     for (auto& [settings, named] : bad) {
         VerletIntegrator integrator(0.001);
