@@ -49,8 +49,8 @@ Units are OpenMM's (nm, e, kJ/mol); the openmmnarumi package re-exports the publ
     }
 }
 
-%apply double& OUTPUT {double& charge, double& sigma, double& epsilon, double& chargeProd};
-%apply int& OUTPUT {int& particle1, int& particle2};
+%apply double& OUTPUT {double& charge, double& sigma, double& epsilon, double& chargeProd, double& c6, double& c12};
+%apply int& OUTPUT {int& particle1, int& particle2, int& type1, int& type2};
 
 // Getters return quantities in OpenMM's unit system, as NonbondedForce's do; setters accept plain numbers or quantities.
 %pythonappend OpenMMNarumi::NarumiNonbondedForce::getCutoffDistance() const %{
@@ -68,6 +68,10 @@ Units are OpenMM's (nm, e, kJ/mol); the openmmnarumi package re-exports the publ
     val[2] = unit.Quantity(val[2], unit.elementary_charge*unit.elementary_charge)
     val[3] = unit.Quantity(val[3], unit.nanometer)
     val[4] = unit.Quantity(val[4], unit.kilojoule_per_mole)
+%}
+%pythonappend OpenMMNarumi::NarumiNonbondedForce::getLennardJonesTypePairParameters(int index, int& type1, int& type2, double& c6, double& c12) const %{
+    val[2] = unit.Quantity(val[2], unit.kilojoule_per_mole*unit.nanometer**6)
+    val[3] = unit.Quantity(val[3], unit.kilojoule_per_mole*unit.nanometer**12)
 %}
 %pythonprepend OpenMMNarumi::NarumiNonbondedForce::createExceptionsFromBonds %{
     bonds = _bondPairs(bonds)

@@ -1,7 +1,9 @@
 // Long-range Lennard-Jones correction of NarumiNonbondedForce (the same definition as OpenMM's NonbondedForce).
+#include "internal/NarumiLennardJonesPairs.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 using namespace OpenMMNarumi;
@@ -10,9 +12,12 @@ using namespace std;
 
 namespace {
 
-/** Integral over [rs, rc] of r^2 (sigma^12/r^12 - sigma^6/r^6) (1 - S(r)), S being OpenMM's switching polynomial. */
-double switchedTailIntegral(double sigma, double rs, double rc) {
-    // Composite 16-point Gauss-Legendre on 32 panels: the integrand is smooth on [rs, rc] (rs > 0), so this
+/**
+ * Integrals over [rs, rc] of r^-10 (1 - S(r)) and r^-4 (1 - S(r)), S being OpenMM's switching polynomial: a pair's
+ * switched-off tail, integral of r^2 (C12/r^12 - C6/r^6) (1 - S), is C12 times the first minus C6 times the second.
+ */
+void switchedTailIntegrals(double rs, double rc, double& integral12, double& integral6) {
+    // Composite 16-point Gauss-Legendre on 32 panels: the integrands are smooth on [rs, rc] (rs > 0), so this
     // reaches double round-off for any switching range a force field uses.
     static const double nodes[8] = {0.0950125098376374, 0.2816035507792589, 0.4580167776572274, 0.6178762444026438,
                                     0.7554044083550030, 0.8656312023878318, 0.9445750230732326, 0.9894009349916499};
@@ -20,7 +25,7 @@ double switchedTailIntegral(double sigma, double rs, double rc) {
                                       0.1246289712555339, 0.0951585116824928, 0.0622535239386479, 0.0271524594117541};
     const int numPanels = 32;
     double panelWidth = (rc - rs) / numPanels;
-    double sum = 0;
+    double sum12 = 0, sum6 = 0;
     for (int panel = 0; panel < numPanels; panel++) {
         double mid = rs + (panel + 0.5) * panelWidth;
         for (int k = 0; k < 8; k++)
@@ -28,11 +33,13 @@ double switchedTailIntegral(double sigma, double rs, double rc) {
                 double r = mid + sign * 0.5 * panelWidth * nodes[k];
                 double t = (r - rs) / (rc - rs);
                 double switchValue = 1 + t * t * t * (-10 + t * (15 - 6 * t));
-                double sr6 = pow(sigma / r, 6);
-                sum += weights[k] * r * r * (sr6 * sr6 - sr6) * (1 - switchValue);
+                double inverseR4 = 1 / (r * r * r * r);
+                sum12 += weights[k] * inverseR4 * inverseR4 / (r * r) * (1 - switchValue);
+                sum6 += weights[k] * inverseR4 * (1 - switchValue);
             }
     }
-    return 0.5 * panelWidth * sum;
+    integral12 = 0.5 * panelWidth * sum12;
+    integral6 = 0.5 * panelWidth * sum6;
 }
 
 } // namespace
@@ -40,30 +47,32 @@ double switchedTailIntegral(double sigma, double rs, double rc) {
 double NarumiNonbondedForceImpl::calcDispersionCorrection(const System& system, const NarumiNonbondedForce& force) {
     if (force.getNonbondedMethod() != NarumiNonbondedForce::CutoffPeriodic)
         return 0.0;
-    // Particles are grouped into classes of identical (sigma, epsilon); the average of epsilon sigma^n is taken
-    // over the N(N+1)/2 class-weighted pairs with Lorentz-Berthelot combination, as NonbondedForce does.
-    map<pair<double, double>, long long> classCounts;
+    // Particles are grouped into classes of identical Lennard-Jones behaviour (table type, sigma, epsilon); the mean
+    // of C6 and C12 is taken over the N(N+1)/2 class-weighted pairs, each with the parameters that the pair uses, as
+    // NonbondedForce does with Lorentz-Berthelot (epsilon sigma^n = C_n / 4).
+    NarumiLennardJonesPairs pairs(force);
+    map<tuple<int, double, double>, pair<int, long long> > classes;  // -> (a particle of the class, its size)
     for (int i = 0; i < force.getNumParticles(); i++) {
         double charge, sigma, epsilon;
         force.getParticleParameters(i, charge, sigma, epsilon);
-        classCounts[make_pair(sigma, epsilon)]++;
+        auto inserted = classes.insert({make_tuple(pairs.tableTypeOf(i), sigma, epsilon), make_pair(i, 0LL)});
+        inserted.first->second.second++;
     }
     double rc = force.getCutoffDistance();
-    bool useSwitch = force.getUseSwitchingFunction();
-    double rs = force.getSwitchingDistance();
-    double sum12 = 0, sum6 = 0, sumSwitch = 0;
-    for (auto a = classCounts.begin(); a != classCounts.end(); ++a)
-        for (auto b = classCounts.begin(); b != next(a); ++b) {
-            double count = (a == b ? 0.5 * a->second * (a->second + 1.0) : (double) a->second * b->second);
-            double sigma = 0.5 * (a->first.first + b->first.first);
-            double epsilon = sqrt(a->first.second * b->first.second);
-            double sigma6 = pow(sigma, 6);
-            sum12 += count * epsilon * sigma6 * sigma6;
-            sum6 += count * epsilon * sigma6;
-            if (useSwitch)
-                sumSwitch += count * epsilon * switchedTailIntegral(sigma, rs, rc);
+    double integral12 = 0, integral6 = 0;
+    if (force.getUseSwitchingFunction())
+        switchedTailIntegrals(force.getSwitchingDistance(), rc, integral12, integral6);
+    double sum12 = 0, sum6 = 0;
+    for (auto a = classes.begin(); a != classes.end(); ++a)
+        for (auto b = classes.begin(); b != next(a); ++b) {
+            long long na = a->second.second, nb = b->second.second;
+            double count = (a == b ? 0.5 * na * (na + 1.0) : (double) na * nb);
+            double c6, c12;
+            pairs.pairParameters(a->second.first, b->second.first, c6, c12);
+            sum12 += count * c12;
+            sum6 += count * c6;
         }
     double n = system.getNumParticles();
     double numPairs = 0.5 * n * (n + 1);
-    return 8 * M_PI * n * n * (sum12 / (9 * pow(rc, 9)) - sum6 / (3 * pow(rc, 3)) + sumSwitch) / numPairs;
+    return 2 * M_PI * n * n * (sum12 * (1 / (9 * pow(rc, 9)) + integral12) - sum6 * (1 / (3 * pow(rc, 3)) + integral6)) / numPairs;
 }

@@ -33,9 +33,10 @@ void requireNonNegative(const char* what, double value) {
 } // namespace
 
 NarumiNonbondedForce::NarumiNonbondedForce()
-    : nonbondedMethod(NoCutoff), electrostaticsMethod(ReactionField), accumulationMethod(Narumi), cutoffDistance(1.0),
-      switchingDistance(-1.0), reactionFieldDielectric(78.3), useSwitchingFunction(false), useDispersionCorrection(true),
-      exceptionsUsePeriodic(false) {
+    : nonbondedMethod(NoCutoff), electrostaticsMethod(ReactionField), accumulationMethod(Narumi),
+      lennardJonesModifier(NoLennardJonesModifier), reactionFieldConvention(OpenMMReactionField), cutoffDistance(1.0),
+      switchingDistance(-1.0), reactionFieldDielectric(78.3), coulombDielectric(1.0), useSwitchingFunction(false),
+      useDispersionCorrection(true), exceptionsUsePeriodic(false) {
     setName("NarumiNonbondedForce");
 }
 
@@ -103,13 +104,57 @@ double NarumiNonbondedForce::getReactionFieldDielectric() const {
 }
 
 void NarumiNonbondedForce::setReactionFieldDielectric(double dielectric) {
-    requireFinite("reaction field dielectric", dielectric);
-    if (dielectric <= 0) {
+    if (dielectric == 0)
+        throw OpenMMException("NarumiNonbondedForce: reaction field dielectric 0 is not allowed; for a conducting boundary "
+                              "(GROMACS's epsilon-rf = 0) pass infinity");
+    if (std::isnan(dielectric) || dielectric < 0) {
         stringstream msg;
-        msg << "NarumiNonbondedForce: reaction field dielectric must be positive, got " << dielectric;
+        msg << "NarumiNonbondedForce: reaction field dielectric must be positive (or infinity), got " << dielectric;
         throw OpenMMException(msg.str());
     }
     reactionFieldDielectric = dielectric;
+}
+
+double NarumiNonbondedForce::getCoulombDielectric() const {
+    return coulombDielectric;
+}
+
+void NarumiNonbondedForce::setCoulombDielectric(double dielectric) {
+    requireFinite("Coulomb dielectric", dielectric);
+    if (dielectric <= 0) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: Coulomb dielectric must be positive, got " << dielectric;
+        throw OpenMMException(msg.str());
+    }
+    coulombDielectric = dielectric;
+}
+
+NarumiNonbondedForce::LennardJonesModifier NarumiNonbondedForce::getLennardJonesModifier() const {
+    return lennardJonesModifier;
+}
+
+void NarumiNonbondedForce::setLennardJonesModifier(LennardJonesModifier modifier) {
+    if (modifier != NoLennardJonesModifier && modifier != LennardJonesPotentialShift) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: illegal Lennard-Jones modifier " << (int) modifier
+            << "; the modifiers are NoLennardJonesModifier (0) and LennardJonesPotentialShift (1)";
+        throw OpenMMException(msg.str());
+    }
+    lennardJonesModifier = modifier;
+}
+
+NarumiNonbondedForce::ReactionFieldConvention NarumiNonbondedForce::getReactionFieldConvention() const {
+    return reactionFieldConvention;
+}
+
+void NarumiNonbondedForce::setReactionFieldConvention(ReactionFieldConvention convention) {
+    if (convention != OpenMMReactionField && convention != GromacsReactionField) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: illegal reaction field convention " << (int) convention
+            << "; the conventions are OpenMMReactionField (0) and GromacsReactionField (1)";
+        throw OpenMMException(msg.str());
+    }
+    reactionFieldConvention = convention;
 }
 
 bool NarumiNonbondedForce::getUseSwitchingFunction() const {
@@ -154,6 +199,14 @@ void NarumiNonbondedForce::checkParticleIndex(int index) const {
     }
 }
 
+void NarumiNonbondedForce::checkTypePairIndex(int index) const {
+    if (index < 0 || index >= (int) typePairs.size()) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: Lennard-Jones type pair index " << index << " is out of range [0, " << typePairs.size() << ")";
+        throw OpenMMException(msg.str());
+    }
+}
+
 void NarumiNonbondedForce::checkExceptionIndex(int index) const {
     if (index < 0 || index >= (int) exceptions.size()) {
         stringstream msg;
@@ -166,7 +219,7 @@ int NarumiNonbondedForce::addParticle(double charge, double sigma, double epsilo
     requireFinite("particle charge", charge);
     requireNonNegative("particle sigma", sigma);
     requireNonNegative("particle epsilon", epsilon);
-    particles.push_back({charge, sigma, epsilon});
+    particles.push_back({charge, sigma, epsilon, -1});
     return particles.size() - 1;
 }
 
@@ -183,7 +236,97 @@ void NarumiNonbondedForce::setParticleParameters(int index, double charge, doubl
     requireFinite("particle charge", charge);
     requireNonNegative("particle sigma", sigma);
     requireNonNegative("particle epsilon", epsilon);
-    particles[index] = {charge, sigma, epsilon};
+    ParticleInfo& p = particles[index];
+    p.charge = charge;
+    p.sigma = sigma;
+    p.epsilon = epsilon;
+}
+
+void NarumiNonbondedForce::setParticleLennardJonesType(int particle, int type) {
+    checkParticleIndex(particle);
+    if (type < -1) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: Lennard-Jones type of particle " << particle << " must be >= 0, or -1 for none, got " << type;
+        throw OpenMMException(msg.str());
+    }
+    particles[particle].lennardJonesType = type;
+}
+
+int NarumiNonbondedForce::getParticleLennardJonesType(int particle) const {
+    checkParticleIndex(particle);
+    return particles[particle].lennardJonesType;
+}
+
+namespace {
+
+void requireTypePair(int type1, int type2) {
+    if (type1 < 0 || type2 < 0) {
+        stringstream msg;
+        msg << "NarumiNonbondedForce: the types of a Lennard-Jones type pair must be >= 0, got (" << type1 << ", " << type2 << ")";
+        throw OpenMMException(msg.str());
+    }
+}
+
+void requireC6C12(double c6, double c12) {
+    requireFinite("Lennard-Jones type pair C6", c6);
+    requireNonNegative("Lennard-Jones type pair C12", c12);
+}
+
+} // namespace
+
+int NarumiNonbondedForce::addLennardJonesTypePair(int type1, int type2, double sigma, double epsilon, bool replace) {
+    requireNonNegative("Lennard-Jones type pair sigma", sigma);
+    requireNonNegative("Lennard-Jones type pair epsilon", epsilon);
+    double sigma6 = pow(sigma, 6);
+    return addLennardJonesTypePair_usingC6C12(type1, type2, 4 * epsilon * sigma6, 4 * epsilon * sigma6 * sigma6, replace);
+}
+
+int NarumiNonbondedForce::addLennardJonesTypePair_usingC6C12(int type1, int type2, double c6, double c12, bool replace) {
+    requireTypePair(type1, type2);
+    requireC6C12(c6, c12);
+    pair<int, int> key(min(type1, type2), max(type1, type2));
+    auto existing = typePairIndexOfPair.find(key);
+    if (existing != typePairIndexOfPair.end()) {
+        if (!replace) {
+            stringstream msg;
+            msg << "NarumiNonbondedForce: there is already a Lennard-Jones type pair entry for types " << type1 << " and " << type2
+                << " (pass replace = true to overwrite it)";
+            throw OpenMMException(msg.str());
+        }
+        typePairs[existing->second] = {type1, type2, c6, c12};
+        return existing->second;
+    }
+    typePairs.push_back({type1, type2, c6, c12});
+    typePairIndexOfPair[key] = typePairs.size() - 1;
+    return typePairs.size() - 1;
+}
+
+void NarumiNonbondedForce::getLennardJonesTypePairParameters(int index, int& type1, int& type2, double& c6, double& c12) const {
+    checkTypePairIndex(index);
+    const TypePairInfo& entry = typePairs[index];
+    type1 = entry.type1;
+    type2 = entry.type2;
+    c6 = entry.c6;
+    c12 = entry.c12;
+}
+
+void NarumiNonbondedForce::setLennardJonesTypePairParameters(int index, int type1, int type2, double c6, double c12) {
+    checkTypePairIndex(index);
+    requireTypePair(type1, type2);
+    requireC6C12(c6, c12);
+    TypePairInfo& entry = typePairs[index];
+    pair<int, int> oldKey(min(entry.type1, entry.type2), max(entry.type1, entry.type2));
+    pair<int, int> newKey(min(type1, type2), max(type1, type2));
+    if (newKey != oldKey) {
+        if (typePairIndexOfPair.count(newKey) != 0) {
+            stringstream msg;
+            msg << "NarumiNonbondedForce: there is already a Lennard-Jones type pair entry for types " << type1 << " and " << type2;
+            throw OpenMMException(msg.str());
+        }
+        typePairIndexOfPair.erase(oldKey);
+        typePairIndexOfPair[newKey] = index;
+    }
+    entry = {type1, type2, c6, c12};
 }
 
 int NarumiNonbondedForce::addException(int particle1, int particle2, double chargeProd, double sigma, double epsilon, bool replace) {

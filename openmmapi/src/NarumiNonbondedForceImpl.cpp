@@ -71,11 +71,35 @@ void NarumiNonbondedForceImpl::validate(const System& system, const NarumiNonbon
             throw OpenMMException(msg.str());
         }
     }
+    bool useCutoff = (method != NarumiNonbondedForce::NoCutoff);
+    if (force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift) {
+        const char* conflict = nullptr;
+        if (!useCutoff)
+            conflict = "NoCutoff (there is no cutoff to shift at)";
+        else if (force.getUseSwitchingFunction())
+            conflict = "the switching function (GROMACS too takes one vdw-modifier); call setUseSwitchingFunction(false)";
+        else if (method == NarumiNonbondedForce::CutoffPeriodic && force.getUseDispersionCorrection())
+            conflict = "the dispersion correction (OpenMM's formula has no term for the shift inside the cutoff); call "
+                       "setUseDispersionCorrection(false)";
+        if (conflict != nullptr)
+            throw OpenMMException(string("NarumiNonbondedForce: LennardJonesPotentialShift cannot be combined with ") + conflict);
+    }
+    if (force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField &&
+        (!useCutoff || force.getElectrostaticsMethod() != NarumiNonbondedForce::ReactionField))
+        throw OpenMMException("NarumiNonbondedForce: GromacsReactionField needs ElectrostaticsMethod ReactionField and a cutoff "
+                              "(CutoffPeriodic or CutoffNonPeriodic)");
     if (method == NarumiNonbondedForce::CutoffPeriodic) {
         Vec3 box[3];
         system.getDefaultPeriodicBoxVectors(box[0], box[1], box[2]);
         checkCutoffAgainstBox(force.getCutoffDistance(), box);
     }
+}
+
+NarumiNonbondedForceImpl::ReactionFieldConstants NarumiNonbondedForceImpl::reactionFieldConstants(const NarumiNonbondedForce& force) {
+    double rc = force.getCutoffDistance(), epsRF = force.getReactionFieldDielectric(), epsR = force.getCoulombDielectric();
+    if (isinf(epsRF))
+        return {1 / (2 * rc * rc * rc), 3 / (2 * rc)};
+    return {(epsRF - epsR) / ((2 * epsRF + epsR) * rc * rc * rc), 3 * epsRF / ((2 * epsRF + epsR) * rc)};
 }
 
 vector<int> NarumiNonbondedForceImpl::interactingExceptions(const NarumiNonbondedForce& force) {

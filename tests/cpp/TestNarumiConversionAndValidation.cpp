@@ -58,6 +58,11 @@ TEST(Converter, CopiesEverySettingParticleAndException) {
         EXPECT_EQ(force->getExceptionsUsePeriodicBoundaryConditions(), source->getExceptionsUsePeriodicBoundaryConditions());
         EXPECT_EQ(force->getForceGroup(), source->getForceGroup());
         EXPECT_EQ(force->usesPeriodicBoundaryConditions(), source->usesPeriodicBoundaryConditions());
+        // NonbondedForce's conventions are OpenMM's: the defaults.
+        EXPECT_EQ(force->getCoulombDielectric(), 1.0);
+        EXPECT_EQ(force->getLennardJonesModifier(), Narumi::NoLennardJonesModifier);
+        EXPECT_EQ(force->getReactionFieldConvention(), Narumi::OpenMMReactionField);
+        EXPECT_EQ(force->getNumLennardJonesTypePairs(), 0);
         ASSERT_EQ(force->getNumParticles(), source->getNumParticles());
         for (int i = 0; i < source->getNumParticles(); i++) {
             double q1, s1, e1, q2, s2, e2;
@@ -240,6 +245,73 @@ TEST(Validation, IllegalSettingsThrowNamingThem) {
     EXPECT_EQ(force.getNonbondedMethod(), Narumi::NoCutoff) << "a refused value was kept";
 }
 
+TEST(Validation, ReactionFieldDielectricTakesInfinityButNotZero) {
+    Narumi force;
+    const double infinity = numeric_limits<double>::infinity();
+    force.setReactionFieldDielectric(infinity);
+    EXPECT_EQ(force.getReactionFieldDielectric(), infinity);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setReactionFieldDielectric(0.0), "pass infinity");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setReactionFieldDielectric(-infinity), "-inf");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setReactionFieldDielectric(NaN), "nan");
+    EXPECT_EQ(force.getReactionFieldDielectric(), infinity) << "a refused value was kept";
+}
+
+TEST(Validation, GromacsConventionSettingsThrowNamingTheBadValue) {
+    Narumi force;
+    EXPECT_EQ(force.getCoulombDielectric(), 1.0);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCoulombDielectric(0.0), "Coulomb dielectric must be positive, got 0");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCoulombDielectric(-15), "-15");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCoulombDielectric(numeric_limits<double>::infinity()), "must be finite, got inf");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setCoulombDielectric(NaN), "nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setLennardJonesModifier((Narumi::LennardJonesModifier) 2), "Lennard-Jones modifier 2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setReactionFieldConvention((Narumi::ReactionFieldConvention) -1), "convention -1");
+    EXPECT_EQ(force.getCoulombDielectric(), 1.0) << "a refused value was kept";
+    EXPECT_EQ(force.getLennardJonesModifier(), Narumi::NoLennardJonesModifier);
+    EXPECT_EQ(force.getReactionFieldConvention(), Narumi::OpenMMReactionField);
+}
+
+TEST(Validation, LennardJonesTypesThrowNamingTheBadValue) {
+    Narumi force = twoParticleForce();
+    EXPECT_EQ(force.getParticleLennardJonesType(1), -1);
+    force.setParticleLennardJonesType(1, 12);
+    EXPECT_EQ(force.getParticleLennardJonesType(1), 12);
+    force.setParticleLennardJonesType(1, -1);
+    EXPECT_EQ(force.getParticleLennardJonesType(1), -1);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleLennardJonesType(0, -2), "got -2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setParticleLennardJonesType(2, 0), "index 2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.getParticleLennardJonesType(-1), "index -1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair(-1, 0, 0.3, 0.5), "(-1, 0)");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair(0, 0, -0.3, 0.5), "-0.3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair(0, 0, 0.3, -0.5), "-0.5");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair_usingC6C12(0, 3, 0.001, -1e-6), "C12 cannot be negative, got -1e-06");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair_usingC6C12(0, 3, NaN, 1e-6), "C6 must be finite, got nan");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair_usingC6C12(0, 3, 0.001, numeric_limits<double>::infinity()), "got inf");
+    EXPECT_EQ(force.getNumLennardJonesTypePairs(), 0) << "a refused entry was added";
+    // sigma/epsilon are stored as C6 = 4 eps sigma^6, C12 = 4 eps sigma^12; C6 = 0 and C12 = 0 are allowed.
+    EXPECT_EQ(force.addLennardJonesTypePair(2, 1, 0.5, 0.75), 0);
+    int type1, type2;
+    double c6, c12;
+    force.getLennardJonesTypePairParameters(0, type1, type2, c6, c12);
+    EXPECT_EQ(make_pair(type1, type2), make_pair(2, 1));
+    EXPECT_DOUBLE_EQ(c6, 4 * 0.75 * pow(0.5, 6));
+    EXPECT_DOUBLE_EQ(c12, 4 * 0.75 * pow(0.5, 12));
+    EXPECT_EQ(force.addLennardJonesTypePair_usingC6C12(3, 3, 0.0, 2e-6), 1);
+    EXPECT_EQ(force.addLennardJonesTypePair_usingC6C12(4, 3, 1e-3, 0.0), 2);
+    // A duplicate (in either order) is an error unless replaced; replacing keeps the index.
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.addLennardJonesTypePair_usingC6C12(1, 2, 0.1, 0.2), "already a Lennard-Jones type pair entry for types 1 and 2");
+    EXPECT_EQ(force.addLennardJonesTypePair_usingC6C12(1, 2, 0.1, 0.2, true), 0);
+    force.getLennardJonesTypePairParameters(0, type1, type2, c6, c12);
+    EXPECT_EQ(make_tuple(type1, type2, c6, c12), make_tuple(1, 2, 0.1, 0.2));
+    EXPECT_EQ(force.getNumLennardJonesTypePairs(), 3);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setLennardJonesTypePairParameters(1, 3, 4, 0.1, 0.2), "already a Lennard-Jones type pair entry for types 3 and 4");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setLennardJonesTypePairParameters(1, 3, 3, 0.1, -0.2), "-0.2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setLennardJonesTypePairParameters(3, 3, 3, 0.1, 0.2), "type pair index 3");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.getLennardJonesTypePairParameters(-1, type1, type2, c6, c12), "type pair index -1");
+    // Moving an entry to a new pair frees its old one.
+    force.setLennardJonesTypePairParameters(1, 5, 6, 0.3, 0.4);
+    EXPECT_EQ(force.addLennardJonesTypePair_usingC6C12(3, 3, 0.0, 1e-6), 3);
+}
+
 TEST(Validation, DuplicateOrDegenerateExceptionsThrow) {
     Narumi force = twoParticleForce();
     force.addParticle(0.0, 0.3, 0.2);
@@ -294,6 +366,40 @@ TEST(Validation, ContextCreationRefusesASwitchingDistanceOutsideTheCutoff) {
         expected << "r_switch = " << switchingDistance << " nm";
         EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(force), expected.str());
     }
+}
+
+TEST(Validation, ContextCreationRefusesConventionsThatCannotBeCombined) {
+    auto shifted = [](Narumi::NonbondedMethod method) {
+        Narumi* force = newTwoParticleForce();
+        force->setNonbondedMethod(method);
+        force->setLennardJonesModifier(Narumi::LennardJonesPotentialShift);
+        return force;
+    };
+    Narumi* switched = shifted(Narumi::CutoffNonPeriodic);
+    switched->setUseSwitchingFunction(true);
+    switched->setSwitchingDistance(0.8);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(switched), "LennardJonesPotentialShift cannot be combined with the switching function");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(shifted(Narumi::NoCutoff)), "LennardJonesPotentialShift cannot be combined with NoCutoff");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(shifted(Narumi::CutoffPeriodic)),
+                                       "LennardJonesPotentialShift cannot be combined with the dispersion correction");
+    Narumi* withoutCorrection = shifted(Narumi::CutoffPeriodic);
+    withoutCorrection->setUseDispersionCorrection(false);
+    EXPECT_NO_THROW(createContext(withoutCorrection));
+    EXPECT_NO_THROW(createContext(shifted(Narumi::CutoffNonPeriodic)));  // no dispersion correction without periodicity
+
+    auto gromacs = [](Narumi::NonbondedMethod method, Narumi::ElectrostaticsMethod electrostatics) {
+        Narumi* force = newTwoParticleForce();
+        force->setNonbondedMethod(method);
+        force->setElectrostaticsMethod(electrostatics);
+        force->setReactionFieldConvention(Narumi::GromacsReactionField);
+        return force;
+    };
+    for (auto electrostatics : {Narumi::Shifted, Narumi::NoCoulomb})
+        EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(gromacs(Narumi::CutoffPeriodic, electrostatics)),
+                                           "GromacsReactionField needs ElectrostaticsMethod ReactionField and a cutoff");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(createContext(gromacs(Narumi::NoCutoff, Narumi::ReactionField)),
+                                       "GromacsReactionField needs ElectrostaticsMethod ReactionField and a cutoff");
+    EXPECT_NO_THROW(createContext(gromacs(Narumi::CutoffNonPeriodic, Narumi::ReactionField)));
 }
 
 TEST(Validation, ContextCreationRefusesACutoffLargerThanHalfTheBox) {

@@ -3,6 +3,7 @@
 
 #include "NarumiTestSystems.h"
 #include "openmm/serialization/XmlSerializer.h"
+#include <limits>
 #include <regex>
 
 using namespace OpenMMNarumi;
@@ -28,11 +29,20 @@ Narumi fullySetForce() {
     force.setExceptionsUsePeriodicBoundaryConditions(true);
     force.setForceGroup(7);
     force.setName("solvent nonbonded");
+    force.setCoulombDielectric(15.0 / 7);
+    force.setLennardJonesModifier(Narumi::LennardJonesPotentialShift);
+    force.setReactionFieldConvention(Narumi::GromacsReactionField);
     for (int i = 0; i < 6; i++)
         force.addParticle(0.1 * i - 0.2 / 3, 0.3 + 0.01 / (i + 1), M_PI * i / 7);
+    force.setParticleLennardJonesType(1, 3);
+    force.setParticleLennardJonesType(2, 0);
+    force.setParticleLennardJonesType(5, 3);
     force.addException(0, 1, 0.0, 1.0, 0.0);
     force.addException(4, 1, -0.05 / 3, 0.31, 0.25);
     force.addException(5, 2, 1e-300, 0.29, 1e-7);
+    force.addLennardJonesTypePair_usingC6C12(3, 0, 0.0, 1.0 / 3 * 1e-6);
+    force.addLennardJonesTypePair_usingC6C12(3, 3, 0.2 / 7, 0.0);
+    force.addLennardJonesTypePair(7, 0, 0.47, 5.0 / 9);
     return force;
 }
 
@@ -57,6 +67,9 @@ void expectSameForce(const Narumi& actual, const Narumi& expected) {
     EXPECT_EQ(actual.getSwitchingDistance(), expected.getSwitchingDistance());
     EXPECT_EQ(actual.getUseDispersionCorrection(), expected.getUseDispersionCorrection());
     EXPECT_EQ(actual.getExceptionsUsePeriodicBoundaryConditions(), expected.getExceptionsUsePeriodicBoundaryConditions());
+    EXPECT_EQ(actual.getCoulombDielectric(), expected.getCoulombDielectric());
+    EXPECT_EQ(actual.getLennardJonesModifier(), expected.getLennardJonesModifier());
+    EXPECT_EQ(actual.getReactionFieldConvention(), expected.getReactionFieldConvention());
     EXPECT_EQ(actual.getForceGroup(), expected.getForceGroup());
     EXPECT_EQ(actual.getName(), expected.getName());
     EXPECT_EQ(actual.usesPeriodicBoundaryConditions(), expected.usesPeriodicBoundaryConditions());
@@ -66,6 +79,15 @@ void expectSameForce(const Narumi& actual, const Narumi& expected) {
         actual.getParticleParameters(i, q1, s1, e1);
         expected.getParticleParameters(i, q2, s2, e2);
         EXPECT_EQ(make_tuple(q1, s1, e1), make_tuple(q2, s2, e2)) << "particle " << i;
+        EXPECT_EQ(actual.getParticleLennardJonesType(i), expected.getParticleLennardJonesType(i)) << "particle " << i;
+    }
+    ASSERT_EQ(actual.getNumLennardJonesTypePairs(), expected.getNumLennardJonesTypePairs());
+    for (int i = 0; i < expected.getNumLennardJonesTypePairs(); i++) {
+        int a1, b1, a2, b2;
+        double c6a, c12a, c6b, c12b;
+        actual.getLennardJonesTypePairParameters(i, a1, b1, c6a, c12a);
+        expected.getLennardJonesTypePairParameters(i, a2, b2, c6b, c12b);
+        EXPECT_EQ(make_tuple(a1, b1, c6a, c12a), make_tuple(a2, b2, c6b, c12b)) << "type pair " << i;
     }
     ASSERT_EQ(actual.getNumExceptions(), expected.getNumExceptions());
     for (int i = 0; i < expected.getNumExceptions(); i++) {
@@ -83,6 +105,12 @@ TEST(Serialization, RoundTripKeepsEveryField) {
     expectSameForce(*copy, force);
 }
 
+TEST(Serialization, RoundTripKeepsAnInfiniteReactionFieldDielectric) {
+    Narumi force;
+    force.setReactionFieldDielectric(numeric_limits<double>::infinity());
+    EXPECT_EQ(fromXml(toXml(force))->getReactionFieldDielectric(), numeric_limits<double>::infinity());
+}
+
 TEST(Serialization, RoundTripKeepsEveryMethod) {
     for (auto method : {Narumi::NoCutoff, Narumi::CutoffNonPeriodic, Narumi::CutoffPeriodic})
         for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted, Narumi::NoCoulomb})
@@ -96,6 +124,53 @@ TEST(Serialization, RoundTripKeepsEveryMethod) {
                 EXPECT_EQ(copy->getElectrostaticsMethod(), electrostatics);
                 EXPECT_EQ(copy->getAccumulationMethod(), accumulation);
             }
+    for (auto modifier : {Narumi::NoLennardJonesModifier, Narumi::LennardJonesPotentialShift})
+        for (auto convention : {Narumi::OpenMMReactionField, Narumi::GromacsReactionField}) {
+            Narumi force;
+            force.setLennardJonesModifier(modifier);
+            force.setReactionFieldConvention(convention);
+            unique_ptr<Narumi> copy = fromXml(toXml(force));
+            EXPECT_EQ(copy->getLennardJonesModifier(), modifier);
+            EXPECT_EQ(copy->getReactionFieldConvention(), convention);
+        }
+}
+
+/** A version 1 document (written before the GROMACS conventions): two particles, one exception. */
+const char* VERSION_1_XML = R"(<?xml version="1.0" ?>
+<Force accumulation="2" cutoff="1.2" dispersionCorrection="0" electrostatics="1" exceptionsUsePeriodic="1" forceGroup="3" method="2" name="old" rfDielectric="55.5" switchingDistance="-1" type="NarumiNonbondedForce" useSwitchingFunction="0" version="1">
+	<Particles>
+		<Particle eps=".5" q=".25" sig=".3"/>
+		<Particle eps=".75" q="-.25" sig=".35"/>
+	</Particles>
+	<Exceptions>
+		<Exception eps="0" p1="0" p2="1" q="0" sig="1"/>
+	</Exceptions>
+</Force>
+)";
+
+TEST(Serialization, Version1IsReadWithOpenMMsConventions) {
+    unique_ptr<Narumi> force = fromXml(VERSION_1_XML);
+    EXPECT_EQ(force->getNonbondedMethod(), Narumi::CutoffPeriodic);
+    EXPECT_EQ(force->getElectrostaticsMethod(), Narumi::Shifted);
+    EXPECT_EQ(force->getAccumulationMethod(), Narumi::DoubleFloat);
+    EXPECT_EQ(force->getCutoffDistance(), 1.2);
+    EXPECT_EQ(force->getReactionFieldDielectric(), 55.5);
+    EXPECT_EQ(force->getForceGroup(), 3);
+    EXPECT_EQ(force->getName(), "old");
+    ASSERT_EQ(force->getNumParticles(), 2);
+    double charge, sigma, epsilon;
+    force->getParticleParameters(1, charge, sigma, epsilon);
+    EXPECT_EQ(make_tuple(charge, sigma, epsilon), make_tuple(-0.25, 0.35, 0.75));
+    EXPECT_EQ(force->getNumExceptions(), 1);
+    // What version 1 could not hold: OpenMM's conventions, no types.
+    EXPECT_EQ(force->getCoulombDielectric(), 1.0);
+    EXPECT_EQ(force->getLennardJonesModifier(), Narumi::NoLennardJonesModifier);
+    EXPECT_EQ(force->getReactionFieldConvention(), Narumi::OpenMMReactionField);
+    EXPECT_EQ(force->getParticleLennardJonesType(0), -1);
+    EXPECT_EQ(force->getParticleLennardJonesType(1), -1);
+    EXPECT_EQ(force->getNumLennardJonesTypePairs(), 0);
+    // Written again, it is version 2 and reads back the same.
+    expectSameForce(*fromXml(toXml(*force)), *force);
 }
 
 TEST(Serialization, DeserializedSystemGivesBitwiseTheSameEnergyAndForces) {
@@ -115,6 +190,32 @@ TEST(Serialization, DeserializedSystemGivesBitwiseTheSameEnergyAndForces) {
     EnergyAndForces actual = evaluate(*copy, solvated.positions, "Reference");
     EXPECT_EQ(actual.energy, expected.energy);
     EXPECT_EQ(actual.forces, expected.forces);
+}
+
+TEST(Serialization, DeserializedGromacsConventionsGiveBitwiseTheSameEnergyAndForces) {
+    TestSystem solvated = solvatedMolecule(cubicBox(2.4), Vec3(0.6, 1.2, 1.2), 3);
+    NonbondedSettings settings;
+    settings.cutoff = 1.0;
+    settings.reactionFieldDielectric = numeric_limits<double>::infinity();
+    Narumi* force = makeNarumiForce(solvated, settings);
+    force->setCoulombDielectric(15);
+    force->setReactionFieldConvention(Narumi::GromacsReactionField);
+    force->setLennardJonesModifier(Narumi::LennardJonesPotentialShift);
+    for (int i = 0; i < solvated.size(); i++)
+        if (solvated.epsilons[i] > 0.6)  // the water oxygens
+            force->setParticleLennardJonesType(i, 3);
+    force->addLennardJonesTypePair_usingC6C12(3, 3, 0.0026, 2.6e-6);
+    auto original = makeSystem(solvated, {force});
+    stringstream buffer;
+    XmlSerializer::serialize<System>(original.get(), "System", buffer);
+    unique_ptr<System> copy(XmlSerializer::deserialize<System>(buffer));
+    EnergyAndForces expected = evaluate(*original, solvated.positions, "Reference");
+    EnergyAndForces actual = evaluate(*copy, solvated.positions, "Reference");
+    EXPECT_EQ(actual.energy, expected.energy);
+    EXPECT_EQ(actual.forces, expected.forces);
+    // And the conventions are there: OpenMM's would give another energy.
+    Narumi* withOpenMMsConventions = makeNarumiForce(solvated, settings);
+    EXPECT_GT(fabs(evaluate(*makeSystem(solvated, {withOpenMMsConventions}), solvated.positions, "Reference").energy - expected.energy), 1.0);
 }
 
 /** xml with the first occurrence of from replaced by to; fails the test when from is absent. */
@@ -149,17 +250,20 @@ TEST(Serialization, TruncatedXmlThrows) {
 
 TEST(Serialization, MissingPropertiesThrow) {
     string xml = toXml(fullySetForce());
-    EXPECT_THROW(fromXml(replaced(xml, " version=\"1\"", "")), OpenMMException) << "without version";
+    EXPECT_THROW(fromXml(replaced(xml, " version=\"2\"", "")), OpenMMException) << "without version";
     for (const char* attribute : {"method", "electrostatics", "accumulation", "cutoff", "rfDielectric", "useSwitchingFunction",
-                                  "switchingDistance", "dispersionCorrection", "exceptionsUsePeriodic", "sig", "p2"})
+                                  "switchingDistance", "dispersionCorrection", "exceptionsUsePeriodic", "coulombDielectric",
+                                  "ljModifier", "rfConvention", "sig", "p2", "t2", "c12"})
         EXPECT_THROW(fromXml(withoutAttribute(xml, attribute)), OpenMMException) << "without " << attribute;
     EXPECT_THROW(fromXml(replaced(xml, "<Particles>", "<Atoms>")), OpenMMException);
     EXPECT_THROW(fromXml(replaced(xml, "<Exceptions>", "<Pairs>")), OpenMMException);
+    EXPECT_THROW(fromXml(replaced(xml, "<LennardJonesTypePairs>", "<TypePairs>")), OpenMMException);
 }
 
 TEST(Serialization, WrongVersionThrowsNamingIt) {
     string xml = toXml(fullySetForce());
-    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "version=\"1\"", "version=\"42\"")), "42");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "version=\"2\"", "version=\"42\"")), "42");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "version=\"2\"", "version=\"0\"")), "version 0");
 }
 
 TEST(Serialization, IllegalValuesThrowNamingThem) {
@@ -178,6 +282,12 @@ TEST(Serialization, IllegalValuesThrowNamingThem) {
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "p1=\"4\"", "p1=\"1\"")), "two different particles");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "p1=\"4\"", "p1=\"0\"")), "already"); // 0-1 again
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "p2=\"2\"", "p2=\"-2\"")), "-2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "coulombDielectric=\"", "coulombDielectric=\"-")), "Coulomb dielectric");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "ljModifier=\"1\"", "ljModifier=\"2\"")), "Lennard-Jones modifier 2");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "rfConvention=\"1\"", "rfConvention=\"5\"")), "convention 5");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "type=\"3\"", "type=\"-4\"")), "-4");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "c12=\"0\"", "c12=\"-1\"")), "C12 cannot be negative, got -1");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "t1=\"7\"", "t1=\"3\"")), "already a Lennard-Jones type pair entry for types 3 and 0");
 }
 
 TEST(Serialization, UnknownTypeThrows) {

@@ -1,4 +1,5 @@
 """Shared fixtures: systems built with OpenMM's own tools, and the shared data folder."""
+import functools
 import os
 
 import numpy as np
@@ -33,6 +34,23 @@ def cuda_devices():
 def data_dir(request):
     # Absolute, so that tests that change the working folder still find the data.
     return os.path.abspath(request.config.getoption("--data-dir"))
+
+
+@pytest.fixture(scope="session")
+def martini_rerun(data_dir):
+    """rerun(system, **mdp_overrides) -> (folder, gromacs.Rerun) of a Martini bilayer of data/martini, each computed
+    once per session (gmx_d, tests/support/gromacs.py); skips where gmx_d or the data is absent."""
+    from tests.support import gromacs
+    gromacs.skip_unless_available()
+
+    @functools.lru_cache(maxsize=None)
+    def cached(system, overrides):
+        folder = os.path.join(data_dir, "martini", system)
+        if not os.path.isdir(folder):
+            pytest.skip(f"{folder} is absent (pytest --data-dir)")
+        return folder, gromacs.rerun(folder, dict(overrides))
+
+    return lambda system, **overrides: cached(system, tuple(sorted(overrides.items())))
 
 
 def water_box(edge_nm, nonbonded_method=app.CutoffPeriodic, cutoff_nm=1.0, box_shape="cube"):

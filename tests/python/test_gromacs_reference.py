@@ -1,33 +1,16 @@
 """GROMACS as the oracle for GROMACS-convention force fields (Martini 2 lipid bilayers of data/martini): fresh
 `gmx_d` reruns reproduce the stored references, and the independent NumPy direct sum reproduces gmx_d's LJ (SR),
 Coulomb (SR) and nonbonded forces, also where an mdp setting changes a convention."""
-import functools
 import json
 import os
 
 import numpy as np
 import pytest
 
-from tests.support import gromacs
 from tests.support.gromacs_direct_sum import gromacs_nonbonded
 
 SYSTEMS = ["simple_lipid", "complex_lipid"]
 TERMS = ("LJ (SR)", "Coulomb (SR)")
-
-
-@pytest.fixture(scope="module")
-def martini_rerun(data_dir):
-    """rerun(system, **mdp_overrides) -> (folder, gromacs.Rerun), each computed once."""
-    gromacs.skip_unless_available()
-
-    @functools.lru_cache(maxsize=None)
-    def cached(system, overrides):
-        folder = os.path.join(data_dir, "martini", system)
-        if not os.path.isdir(folder):
-            pytest.skip(f"{folder} is absent (pytest --data-dir)")
-        return folder, gromacs.rerun(folder, dict(overrides))
-
-    return lambda system, **overrides: cached(system, tuple(sorted(overrides.items())))
 
 
 def relative_rms(actual, expected):

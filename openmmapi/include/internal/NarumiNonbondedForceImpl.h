@@ -39,9 +39,19 @@ public:
     /**
      * Long-range Lennard-Jones correction coefficient C: the energy correction is C / volume.
      * Same definition as OpenMM's NonbondedForce (mean over particle-class pairs, switching
-     * integral included), evaluated independently by Gauss-Legendre quadrature.
+     * integral included), evaluated independently by Gauss-Legendre quadrature; with Lennard-Jones types
+     * the mean is over the C6 and C12 that the pairs use (NarumiLennardJonesPairs).
      */
     static double calcDispersionCorrection(const OpenMM::System& system, const NarumiNonbondedForce& force);
+    /** The reaction field's constants (1/nm^3 and 1/nm) of a force with a cutoff. */
+    struct ReactionFieldConstants {
+        double krf, crf;
+    };
+    /**
+     * k_rf = (eps_rf - eps_r) / ((2 eps_rf + eps_r) rc^3) and c_rf = 1/rc + k_rf rc^2 = 3 eps_rf / ((2 eps_rf + eps_r) rc)
+     * (GROMACS's; OpenMM's for eps_r = 1), and their limits 1/(2 rc^3) and 3/(2 rc) for eps_rf = infinity.
+     */
+    static ReactionFieldConstants reactionFieldConstants(const NarumiNonbondedForce& force);
 
 private:
     /** The indices of the exceptions that interact (chargeProd or epsilon not 0), ascending. */

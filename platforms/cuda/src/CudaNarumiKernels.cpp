@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace OpenMMNarumi;
 using namespace OpenMM;
@@ -45,6 +47,36 @@ vector<pair<int, int> > sortedExceptionPairs(const NarumiNonbondedForce& force) 
     }
     sort(pairs.begin(), pairs.end());
     return pairs;
+}
+
+/**
+ * The settings of the GROMACS conventions that the CUDA kernels do not compute yet, refused with one message naming
+ * every one that force uses: a Context must not silently compute another potential than the one asked for.
+ */
+void refuseConventionsNotOnCuda(const NarumiNonbondedForce& force) {
+    vector<string> used;
+    for (int i = 0; i < force.getNumParticles(); i++)
+        if (force.getParticleLennardJonesType(i) >= 0) {
+            used.push_back("Lennard-Jones types (particle " + to_string(i) + " has type " +
+                           to_string(force.getParticleLennardJonesType(i)) + ")");
+            break;
+        }
+    if (force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift)
+        used.push_back("the Lennard-Jones modifier LennardJonesPotentialShift");
+    if (force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField)
+        used.push_back("the reaction-field convention GromacsReactionField");
+    if (force.getCoulombDielectric() != 1.0) {
+        char dielectric[32];
+        snprintf(dielectric, sizeof(dielectric), "%g", force.getCoulombDielectric());
+        used.push_back(string("a Coulomb dielectric of ") + dielectric + " (setCoulombDielectric; only 1 is computed)");
+    }
+    if (used.empty())
+        return;
+    string list;
+    for (size_t k = 0; k < used.size(); k++)
+        list += (k == 0 ? "" : k + 1 == used.size() ? " and " : ", ") + used[k];
+    throw OpenMMException("NarumiNonbondedForce (CUDA): the CUDA platform does not compute " + list +
+                          " yet; the Reference and CPU platforms compute them");
 }
 
 /** The float pairs' constants: the double ones rounded once (2 krf stays exactly twice krf). */
@@ -208,6 +240,7 @@ void CudaCalcNarumiNonbondedForceKernel::chooseDeviceSettings() {
 }
 
 void CudaCalcNarumiNonbondedForceKernel::readForce(const System& system, const NarumiNonbondedForce& force) {
+    refuseConventionsNotOnCuda(force);
     int numAtoms = system.getNumParticles();
     if (numAtoms >= (1 << NARUMI_LIST_SLOT_BITS))
         throw OpenMMException("NarumiNonbondedForce (CUDA): " + to_string(numAtoms) + " particles; the CUDA platform takes at most " +
@@ -244,10 +277,10 @@ void CudaCalcNarumiNonbondedForceKernel::setPairConstants(const NarumiNonbondedF
         pair.coulombKind = NARUMI_COULOMB_SHIFTED;
     pair.cutoff2 = useCutoff ? cutoff * cutoff : numeric_limits<double>::infinity();
     pair.invCutoff2 = useCutoff ? 1 / (cutoff * cutoff) : 0.0;
-    double dielectric = force.getReactionFieldDielectric();
-    pair.krf = useCutoff ? (dielectric - 1) / ((2 * dielectric + 1) * cutoff * cutoff * cutoff) : 0.0;
+    NarumiNonbondedForceImpl::ReactionFieldConstants rf = NarumiNonbondedForceImpl::reactionFieldConstants(force);
+    pair.krf = useCutoff ? rf.krf : 0.0;
     pair.twoKrf = 2 * pair.krf;
-    pair.crf = useCutoff ? 3 * dielectric / ((2 * dielectric + 1) * cutoff) : 0.0;
+    pair.crf = useCutoff ? rf.crf : 0.0;
     pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
     pair.switchDistance = force.getSwitchingDistance();
     pair.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
@@ -662,6 +695,7 @@ void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& co
                               to_string(data.numAtoms) + " -> " + to_string(force.getNumParticles()) + ")");
     if (sortedExceptionPairs(force) != exceptionPairs)
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
+    refuseConventionsNotOnCuda(force);  // types may have been given since the Context was created
     uploadParameters(context.getSystem(), force);
     *resortRequested = true;  // between sorts the slots keep their atoms' parameters (gatherSlots.cu)
     cu.invalidateMolecules(info);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <iostream>
 #include <limits>
@@ -890,6 +891,62 @@ TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
     }
     double kT = 0.0083144626 * 300.0;
     EXPECT_LT(largestDeviation, 0.1 * kT * water.size() / 100.0) << "start " << start;
+}
+
+TEST(CudaNarumiNonbondedForce, GromacsConventionsAreRefusedNamingThem) {
+    SKIP_WITHOUT_CUDA();
+    // The CUDA kernels do not compute them yet: Context creation (and an update that types particles) must refuse
+    // with one message that names each setting used and where it is computed, never compute another potential.
+    auto refusal = [](const function<void(NarumiNonbondedForce&)>& setUp) {
+        TestSystem water = waterBox(cubicBox(2.2), 8);
+        NonbondedSettings settings;
+        settings.cutoff = 1.0;
+        NarumiNonbondedForce* force = makeNarumiForce(water, settings);
+        setUp(*force);
+        auto system = makeSystem(water, {force});
+        VerletIntegrator integrator(0.001);
+        try {
+            Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+        }
+        catch (const OpenMMException& error) {
+            return string(error.what());
+        }
+        return string("no OpenMMException");
+    };
+    const string computedElsewhere = "the Reference and CPU platforms compute them";
+    string typed = refusal([](NarumiNonbondedForce& force) { force.setParticleLennardJonesType(5, 2); });
+    EXPECT_NE(typed.find("does not compute Lennard-Jones types (particle 5 has type 2)"), string::npos) << typed;
+    EXPECT_NE(typed.find(computedElsewhere), string::npos) << typed;
+    string shifted = refusal([](NarumiNonbondedForce& force) {
+        force.setLennardJonesModifier(NarumiNonbondedForce::LennardJonesPotentialShift);
+        force.setUseDispersionCorrection(false);
+    });
+    EXPECT_NE(shifted.find("LennardJonesPotentialShift"), string::npos) << shifted;
+    string gromacs = refusal([](NarumiNonbondedForce& force) { force.setReactionFieldConvention(NarumiNonbondedForce::GromacsReactionField); });
+    EXPECT_NE(gromacs.find("GromacsReactionField"), string::npos) << gromacs;
+    string dielectric = refusal([](NarumiNonbondedForce& force) { force.setCoulombDielectric(15); });
+    EXPECT_NE(dielectric.find("a Coulomb dielectric of 15"), string::npos) << dielectric;
+    string all = refusal([](NarumiNonbondedForce& force) {
+        force.setReactionFieldConvention(NarumiNonbondedForce::GromacsReactionField);
+        force.setCoulombDielectric(15);
+    });
+    EXPECT_NE(all.find("GromacsReactionField and a Coulomb dielectric of 15"), string::npos) << all;
+    // Type pairs without typed particles change nothing, and an infinite reaction-field dielectric is computed.
+    EXPECT_EQ(refusal([](NarumiNonbondedForce& force) {
+        force.addLennardJonesTypePair(0, 0, 0.3, 0.5);
+        force.setReactionFieldDielectric(numeric_limits<double>::infinity());
+    }), "no OpenMMException");
+
+    // Types given after the Context was created are refused by the update.
+    TestSystem water = waterBox(cubicBox(2.2), 8);
+    NonbondedSettings settings;
+    settings.cutoff = 1.0;
+    NarumiNonbondedForce* force = makeNarumiForce(water, settings);
+    auto system = makeSystem(water, {force});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+    force->setParticleLennardJonesType(0, 1);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force->updateParametersInContext(context), "does not compute Lennard-Jones types (particle 0 has type 1)");
 }
 
 } // namespace

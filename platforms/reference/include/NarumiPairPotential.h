@@ -6,21 +6,34 @@
 namespace OpenMMNarumi {
 
 /**
- * The double-precision pair potential of NarumiNonbondedForce: Coulomb (reaction field, shifted,
- * plain or none) plus Lennard-Jones with optional switching.  Every other implementation is checked against it.
+ * The double-precision pair potential of NarumiNonbondedForce: Coulomb (reaction field, shifted, plain or none)
+ * divided by the Coulomb dielectric, plus Lennard-Jones C12/r^12 - C6/r^6 with optional switching or potential shift,
+ * and the GROMACS reaction field's terms of excluded charges.  Every other implementation is checked against it.
  */
 class NarumiPairPotential {
 public:
     explicit NarumiPairPotential(const NarumiNonbondedForce& force);
 
     /**
-     * Energy of a non-excepted pair at squared distance r2 (< cutoff^2 for cutoff methods), with the pair's
-     * combined parameters; dEdrOverR receives (dE/dr)/r so that the force on particle i is dEdrOverR * (r_j - r_i).
+     * Energy of a non-excepted pair at squared distance r2 (< cutoff^2 for cutoff methods), with the product of the
+     * charges and the pair's C6 and C12; dEdrOverR receives (dE/dr)/r so that the force on particle i is
+     * dEdrOverR * (r_j - r_i).
      */
-    double pairEnergy(double r2, double chargeProd, double sigma, double epsilon, double& dEdrOverR) const;
+    double pairEnergy(double r2, double chargeProd, double c6, double c12, double& dEdrOverR) const;
 
-    /** Energy of an exception pair: plain Coulomb plus plain Lennard-Jones, no cutoff, as NonbondedForce defines it. */
-    static double exceptionEnergy(double r2, double chargeProd, double sigma, double epsilon, double& dEdrOverR);
+    /** Energy of an exception pair: plain Coulomb (divided by the Coulomb dielectric) plus plain Lennard-Jones, no
+     *  cutoff, as NonbondedForce defines it. */
+    double exceptionEnergy(double r2, double chargeProd, double c6, double c12, double& dEdrOverR) const;
+
+    /** Whether exception pairs within the cutoff get excludedPairEnergy and particles selfEnergy (GromacsReactionField). */
+    bool hasExcludedChargeTerms() const {
+        return excludedChargeTerms;
+    }
+    /** GROMACS's reaction field of an exception pair within the cutoff, from the particles' charges:
+     *  f q1 q2 (k_rf r^2 - c_rf), f = 1/(4 pi eps0 eps_r). */
+    double excludedPairEnergy(double r2, double chargeProd, double& dEdrOverR) const;
+    /** GROMACS's self term of the reaction field: -f c_rf / 2 times the sum of the squared charges. */
+    double selfEnergy(double sumSquaredCharges) const;
 
     bool usesCutoff() const {
         return useCutoff;
@@ -30,9 +43,9 @@ public:
     }
 
 private:
-    bool useCutoff, useSwitch;
+    bool useCutoff, useSwitch, shiftLennardJones, excludedChargeTerms;
     NarumiNonbondedForce::ElectrostaticsMethod electrostatics;
-    double cutoff, switchingDistance, krf, crf;
+    double cutoff, switchingDistance, krf, crf, coulombFactor, inverseCutoff6;
 };
 
 } // namespace OpenMMNarumi

@@ -3,6 +3,7 @@
 
 #include "NarumiKernels.h"
 #include "NarumiPairPotential.h"
+#include "internal/NarumiLennardJonesPairs.h"
 #include <memory>
 #include <vector>
 
@@ -10,7 +11,8 @@ namespace OpenMMNarumi {
 
 /**
  * Double-precision NarumiNonbondedForce on OpenMM's Reference and CPU platforms.  Excluded and
- * exception pairs are skipped on the fly in the pair pass and their exception terms added after it.
+ * exception pairs are skipped on the fly in the pair pass (GromacsReactionField gives them their reaction-field term
+ * there, from the pass's minimum image) and their exception terms added after it.
  * Work is split over the platform's thread pool by cell with one force buffer per thread, summed in
  * thread order, so a given thread count always gives bitwise-identical results.
  */
@@ -26,7 +28,7 @@ public:
 private:
     struct Exception {
         int particle1, particle2;
-        double chargeProd, sigma, epsilon;
+        double chargeProd, c6, c12;
     };
     void copyParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
 
@@ -34,7 +36,9 @@ private:
     NarumiNonbondedForce::NonbondedMethod method;
     bool exceptionsUsePeriodic;
     double dispersionCoefficient; // energy correction = coefficient / box volume
-    std::vector<double> charges, sigmas, epsilons;
+    double selfEnergy;            // GromacsReactionField's self term (0 otherwise)
+    std::vector<double> charges;
+    std::unique_ptr<NarumiLennardJonesPairs> lennardJones;
     std::vector<Exception> exceptions;
     std::vector<std::vector<int> > excludedPartners; // sorted, for every particle
 };

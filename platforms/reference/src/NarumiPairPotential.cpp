@@ -1,5 +1,6 @@
 #include "NarumiPairPotential.h"
 #include "NarumiCommon/CoulombConstant.h"
+#include "internal/NarumiNonbondedForceImpl.h"
 #include <cmath>
 
 using namespace OpenMMNarumi;
@@ -7,16 +8,12 @@ using Common::COULOMB_CONSTANT;
 
 namespace {
 
-/** 4 epsilon ((sigma/r)^12 - (sigma/r)^6) and its (dE/dr)/r. */
-double lennardJones(double r2, double sigma, double epsilon, double& dEdrOverR) {
-    if (epsilon == 0) {
-        dEdrOverR = 0;
-        return 0;
-    }
-    double sr2 = sigma * sigma / r2;
-    double sr6 = sr2 * sr2 * sr2;
-    dEdrOverR = 4 * epsilon * (-12 * sr6 * sr6 + 6 * sr6) / r2;
-    return 4 * epsilon * (sr6 * sr6 - sr6);
+/** C12/r^12 - C6/r^6 and its (dE/dr)/r. */
+double lennardJones(double r2, double c6, double c12, double& dEdrOverR) {
+    double inverseR2 = 1 / r2, inverseR6 = inverseR2 * inverseR2 * inverseR2;
+    double repulsion = c12 * inverseR6 * inverseR6, dispersion = c6 * inverseR6;
+    dEdrOverR = (-12 * repulsion + 6 * dispersion) * inverseR2;
+    return repulsion - dispersion;
 }
 
 } // namespace
@@ -25,19 +22,24 @@ NarumiPairPotential::NarumiPairPotential(const NarumiNonbondedForce& force)
     : useCutoff(force.getNonbondedMethod() != NarumiNonbondedForce::NoCutoff), electrostatics(force.getElectrostaticsMethod()),
       cutoff(force.getCutoffDistance()), switchingDistance(force.getSwitchingDistance()) {
     useSwitch = useCutoff && force.getUseSwitchingFunction();
-    double eps = force.getReactionFieldDielectric();
-    krf = (eps - 1) / ((2 * eps + 1) * cutoff * cutoff * cutoff);
-    crf = 3 * eps / ((2 * eps + 1) * cutoff);
+    shiftLennardJones = useCutoff && force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift;
+    excludedChargeTerms = useCutoff && electrostatics == NarumiNonbondedForce::ReactionField &&
+                          force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField;
+    NarumiNonbondedForceImpl::ReactionFieldConstants rf = NarumiNonbondedForceImpl::reactionFieldConstants(force);
+    krf = rf.krf;
+    crf = rf.crf;
+    coulombFactor = COULOMB_CONSTANT / force.getCoulombDielectric();
+    inverseCutoff6 = 1 / (cutoff * cutoff * cutoff * cutoff * cutoff * cutoff);
 }
 
-double NarumiPairPotential::pairEnergy(double r2, double chargeProd, double sigma, double epsilon, double& dEdrOverR) const {
+double NarumiPairPotential::pairEnergy(double r2, double chargeProd, double c6, double c12, double& dEdrOverR) const {
     double r = std::sqrt(r2);
     double energy = 0;
     dEdrOverR = 0;
 
     // Coulomb.
     if (electrostatics != NarumiNonbondedForce::NoCoulomb && chargeProd != 0) {
-        double kq = COULOMB_CONSTANT * chargeProd;
+        double kq = coulombFactor * chargeProd;
         if (!useCutoff) {
             energy += kq / r;
             dEdrOverR += -kq / (r2 * r);
@@ -54,9 +56,12 @@ double NarumiPairPotential::pairEnergy(double r2, double chargeProd, double sigm
         }
     }
 
-    // Lennard-Jones, multiplied by OpenMM's switching polynomial beyond the switching distance.
+    // Lennard-Jones, multiplied by OpenMM's switching polynomial beyond the switching distance, or shifted to zero
+    // at the cutoff (energy only).
+    if (c6 == 0 && c12 == 0)
+        return energy;
     double ljDerivative;
-    double lj = lennardJones(r2, sigma, epsilon, ljDerivative);
+    double lj = lennardJones(r2, c6, c12, ljDerivative);
     if (useSwitch && r > switchingDistance) {
         double width = cutoff - switchingDistance;
         double t = (r - switchingDistance) / width;
@@ -65,14 +70,26 @@ double NarumiPairPotential::pairEnergy(double r2, double chargeProd, double sigm
         ljDerivative = ljDerivative * switchValue + lj * switchDerivative / r;
         lj *= switchValue;
     }
+    if (shiftLennardJones)
+        lj -= (c12 * inverseCutoff6 - c6) * inverseCutoff6;
     dEdrOverR += ljDerivative;
     return energy + lj;
 }
 
-double NarumiPairPotential::exceptionEnergy(double r2, double chargeProd, double sigma, double epsilon, double& dEdrOverR) {
+double NarumiPairPotential::exceptionEnergy(double r2, double chargeProd, double c6, double c12, double& dEdrOverR) const {
     double r = std::sqrt(r2);
-    double lj = lennardJones(r2, sigma, epsilon, dEdrOverR);
-    double kq = COULOMB_CONSTANT * chargeProd;
+    double lj = lennardJones(r2, c6, c12, dEdrOverR);
+    double kq = coulombFactor * chargeProd;
     dEdrOverR += -kq / (r2 * r);
     return lj + kq / r;
+}
+
+double NarumiPairPotential::excludedPairEnergy(double r2, double chargeProd, double& dEdrOverR) const {
+    double kq = coulombFactor * chargeProd;
+    dEdrOverR = 2 * kq * krf;
+    return kq * (krf * r2 - crf);
+}
+
+double NarumiPairPotential::selfEnergy(double sumSquaredCharges) const {
+    return -0.5 * coulombFactor * crf * sumSquaredCharges;
 }

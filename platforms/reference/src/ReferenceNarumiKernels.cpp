@@ -63,18 +63,25 @@ void ReferenceCalcNarumiNonbondedForceKernel::initialize(const System& system, c
 void ReferenceCalcNarumiNonbondedForceKernel::copyParameters(const System& system, const NarumiNonbondedForce& force) {
     int numParticles = force.getNumParticles();
     charges.resize(numParticles);
-    sigmas.resize(numParticles);
-    epsilons.resize(numParticles);
-    for (int i = 0; i < numParticles; i++)
-        force.getParticleParameters(i, charges[i], sigmas[i], epsilons[i]);
+    double sumSquaredCharges = 0;
+    for (int i = 0; i < numParticles; i++) {
+        double sigma, epsilon;
+        force.getParticleParameters(i, charges[i], sigma, epsilon);
+        sumSquaredCharges += charges[i] * charges[i];
+    }
+    selfEnergy = (potential->hasExcludedChargeTerms() ? potential->selfEnergy(sumSquaredCharges) : 0.0);
+    lennardJones.reset(new NarumiLennardJonesPairs(force));
     exceptions.clear();
     bool noCoulomb = (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb);
     for (int i = 0; i < force.getNumExceptions(); i++) {
         Exception e;
-        force.getExceptionParameters(i, e.particle1, e.particle2, e.chargeProd, e.sigma, e.epsilon);
+        double sigma, epsilon;
+        force.getExceptionParameters(i, e.particle1, e.particle2, e.chargeProd, sigma, epsilon);
         if (noCoulomb)
             e.chargeProd = 0; // NoCoulomb has no Coulomb term at all, exceptions included
-        if (e.chargeProd != 0 || e.epsilon != 0)
+        e.c6 = 4 * epsilon * pow(sigma, 6);
+        e.c12 = e.c6 * pow(sigma, 6);
+        if (e.chargeProd != 0 || epsilon != 0)
             exceptions.push_back(e);
     }
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
@@ -118,11 +125,17 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
         double r2 = delta.dot(delta);
         if (potential->usesCutoff() && r2 >= cutoff2)
             return;
-        if (binary_search(excludedPartners[i].begin(), excludedPartners[i].end(), j))
-            return;
         double dEdrOverR;
-        energy += potential->pairEnergy(r2, charges[i] * charges[j], 0.5 * (sigmas[i] + sigmas[j]),
-                                        sqrt(epsilons[i] * epsilons[j]), dEdrOverR);
+        if (binary_search(excludedPartners[i].begin(), excludedPartners[i].end(), j)) {
+            if (!potential->hasExcludedChargeTerms() || charges[i] * charges[j] == 0)
+                return;
+            energy += potential->excludedPairEnergy(r2, charges[i] * charges[j], dEdrOverR);
+        }
+        else {
+            double c6, c12;
+            lennardJones->pairParameters(i, j, c6, c12);
+            energy += potential->pairEnergy(r2, charges[i] * charges[j], c6, c12, dEdrOverR);
+        }
         f[i] += delta * dEdrOverR;
         f[j] -= delta * dEdrOverR;
     };
@@ -161,7 +174,7 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
         if (exceptionsUsePeriodic)
             delta = minimumImage(delta);
         double dEdrOverR;
-        energy += NarumiPairPotential::exceptionEnergy(delta.dot(delta), e.chargeProd, e.sigma, e.epsilon, dEdrOverR);
+        energy += potential->exceptionEnergy(delta.dot(delta), e.chargeProd, e.c6, e.c12, dEdrOverR);
         if (includeForces) {
             forces[e.particle1] += delta * dEdrOverR;
             forces[e.particle2] -= delta * dEdrOverR;
@@ -169,5 +182,5 @@ double ReferenceCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bo
     }
     if (periodic && dispersionCoefficient != 0)
         energy += dispersionCoefficient / (box[0][0] * box[1][1] * box[2][2]);
-    return energy;
+    return energy + selfEnergy;
 }
