@@ -28,15 +28,7 @@ namespace {
 
 using Narumi = NarumiNonbondedForce;
 
-class NarumiGromacsConventionsTest : public PlatformTest {
-protected:
-    EnergyAndForces evaluateHere(const System& system, const vector<Vec3>& positions) const {
-        VerletIntegrator integrator(0.001);
-        Context context(system, integrator, platform(), properties());
-        context.setPositions(positions);
-        return energyAndForces(context);
-    }
-};
+class NarumiGromacsConventionsTest : public PlatformTest {};
 
 const double INFINITE = numeric_limits<double>::infinity();
 
@@ -534,21 +526,7 @@ TEST_P(NarumiGromacsConventionsTest, ForcesAreMinusTheGradientOfTheEnergy) {
     auto system = makeSystem(solvated, {makeConventionsForce(solvated, settings, solvatedMoleculeTypes(solvated), all)});
     VerletIntegrator integrator(0.001);
     Context context(*system, integrator, platform(), properties());
-    context.setPositions(solvated.positions);
-    vector<Vec3> forces = energyAndForces(context).forces;
-    const double step = 1e-5;
-    for (int atom : {0, 7, 14, 16, 17, 400})
-        for (int axis = 0; axis < 3; axis++) {
-            vector<Vec3> displaced = solvated.positions;
-            displaced[atom][axis] += step;
-            context.setPositions(displaced);
-            double plus = context.getState(State::Energy).getPotentialEnergy();
-            displaced[atom][axis] -= 2 * step;
-            context.setPositions(displaced);
-            double minus = context.getState(State::Energy).getPotentialEnergy();
-            double numeric = -(plus - minus) / (2 * step);
-            EXPECT_NEAR(forces[atom][axis], numeric, 1e-5 * max(10.0, fabs(numeric))) << "atom " << atom << ", axis " << axis;
-        }
+    expectForcesAreMinusEnergyGradient(context, solvated.positions, {0, 7, 14, 16, 17, 400}, 1e-5);
 }
 
 TEST_P(NarumiGromacsConventionsTest, UpdateParametersInContextCarriesTypesAndTypePairs) {

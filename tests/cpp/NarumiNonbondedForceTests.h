@@ -30,12 +30,6 @@ using Narumi = NarumiNonbondedForce;
 
 class NarumiNonbondedForceTest : public PlatformTest {
 protected:
-    EnergyAndForces evaluateHere(const System& system, const vector<Vec3>& positions) const {
-        VerletIntegrator integrator(0.001);
-        Context context(system, integrator, platform(), properties());
-        context.setPositions(positions);
-        return energyAndForces(context);
-    }
     /** Our force on the platform under test against NonbondedForce on the Reference platform, both from ts and settings. */
     void expectMatchesNonbondedForce(const TestSystem& ts, const NonbondedSettings& settings,
                                      Narumi::ElectrostaticsMethod electrostatics = Narumi::ReactionField) const {
@@ -283,8 +277,7 @@ TEST_P(NarumiNonbondedForceTest, NoCoulombMatchesNonbondedForceWithoutCharges) {
 TEST_P(NarumiNonbondedForceGradientTest, ForcesAreMinusTheGradientOfTheEnergy) {
     // Switching makes every cutoff method continuous in energy, so central differences apply.
     TestSystem solvated = solvatedMolecule(cubicBox(2.2), Vec3(0.5, 1.1, 1.1), 7);
-    const int atoms[] = {0, 7, 14, 16, 17, 400};   // ring, chain, side atom, a water O and H, another water
-    const double step = 1e-5;
+    // Atoms 0, 7, 14, 16, 17 and 400: ring, chain, side atom, a water O and H, another water.
     const pair<NonbondedSettings, Narumi::ElectrostaticsMethod> cases[] = {
         {periodic(0.9, 0.75, true), Narumi::ReactionField},
         {periodic(0.9, 0.75, true), Narumi::Shifted},
@@ -296,20 +289,7 @@ TEST_P(NarumiNonbondedForceGradientTest, ForcesAreMinusTheGradientOfTheEnergy) {
         auto system = makeSystem(solvated, {makeNarumiForce(solvated, testCase.first, testCase.second)});
         VerletIntegrator integrator(0.001);
         Context context(*system, integrator, platform(), properties());
-        context.setPositions(solvated.positions);
-        vector<Vec3> forces = energyAndForces(context).forces;
-        for (int atom : atoms)
-            for (int axis = 0; axis < 3; axis++) {
-                vector<Vec3> displaced = solvated.positions;
-                displaced[atom][axis] += step;
-                context.setPositions(displaced);
-                double plus = context.getState(State::Energy).getPotentialEnergy();
-                displaced[atom][axis] -= 2 * step;
-                context.setPositions(displaced);
-                double minus = context.getState(State::Energy).getPotentialEnergy();
-                double numeric = -(plus - minus) / (2 * step);
-                EXPECT_NEAR(forces[atom][axis], numeric, 1e-5 * max(10.0, fabs(numeric))) << "atom " << atom << ", axis " << axis;
-            }
+        expectForcesAreMinusEnergyGradient(context, solvated.positions, {0, 7, 14, 16, 17, 400}, 1e-5);
     }
 }
 

@@ -117,29 +117,6 @@ inline std::string platformLabel(const ::testing::TestParamInfo<PlatformUnderTes
     return info.param.label();
 }
 
-/** A test suite run once per platform (and precision) under test: skips where that platform is unusable. */
-class PlatformTest : public ::testing::TestWithParam<PlatformUnderTest> {
-protected:
-    void SetUp() override {
-        std::string reason = platformUnavailableReason(GetParam().platform);
-        if (!reason.empty())
-            GTEST_SKIP() << reason;
-    }
-    OpenMM::Platform& platform() const {
-        return getPlatform(GetParam().platform);
-    }
-    std::map<std::string, std::string> properties() const {
-        std::map<std::string, std::string> values;
-        if (!GetParam().precision.empty())
-            values["Precision"] = GetParam().precision;
-        if (!GetParam().deviceIndex.empty())
-            values["DeviceIndex"] = GetParam().deviceIndex;
-        return values;
-    }
-    double tolerance() const {
-        return GetParam().tolerance;
-    }
-};
 
 using Box = std::array<OpenMM::Vec3, 3>;
 
@@ -398,12 +375,65 @@ inline int differingComponents(const EnergyAndForces& a, const EnergyAndForces& 
 }
 
 /** Energy and forces of system at positions, from a fresh Context on the named platform. */
+/**
+ * The Context's forces on the given atoms against central differences of its energy (step in nm), each component to
+ * 1e-5 relative (of at least 10 kJ/mol/nm).  The Context's positions are left displaced: set them again after.
+ */
+inline void expectForcesAreMinusEnergyGradient(OpenMM::Context& context, const std::vector<OpenMM::Vec3>& positions,
+                                               std::initializer_list<int> atoms, double step) {
+    context.setPositions(positions);
+    std::vector<OpenMM::Vec3> forces = energyAndForces(context).forces;
+    for (int atom : atoms)
+        for (int axis = 0; axis < 3; axis++) {
+            std::vector<OpenMM::Vec3> displaced = positions;
+            displaced[atom][axis] += step;
+            context.setPositions(displaced);
+            double plus = context.getState(OpenMM::State::Energy).getPotentialEnergy();
+            displaced[atom][axis] -= 2 * step;
+            context.setPositions(displaced);
+            double minus = context.getState(OpenMM::State::Energy).getPotentialEnergy();
+            double numeric = -(plus - minus) / (2 * step);
+            EXPECT_NEAR(forces[atom][axis], numeric, 1e-5 * std::max(10.0, std::fabs(numeric))) << "atom " << atom << ", axis " << axis;
+        }
+}
+
 inline EnergyAndForces evaluate(const OpenMM::System& system, const std::vector<OpenMM::Vec3>& positions, const std::string& platform) {
     OpenMM::VerletIntegrator integrator(0.001);
     OpenMM::Context context(system, integrator, getPlatform(platform));
     context.setPositions(positions);
     return energyAndForces(context);
 }
+
+/** A test suite run once per platform (and precision) under test: skips where that platform is unusable. */
+class PlatformTest : public ::testing::TestWithParam<PlatformUnderTest> {
+protected:
+    void SetUp() override {
+        std::string reason = platformUnavailableReason(GetParam().platform);
+        if (!reason.empty())
+            GTEST_SKIP() << reason;
+    }
+    OpenMM::Platform& platform() const {
+        return getPlatform(GetParam().platform);
+    }
+    std::map<std::string, std::string> properties() const {
+        std::map<std::string, std::string> values;
+        if (!GetParam().precision.empty())
+            values["Precision"] = GetParam().precision;
+        if (!GetParam().deviceIndex.empty())
+            values["DeviceIndex"] = GetParam().deviceIndex;
+        return values;
+    }
+    double tolerance() const {
+        return GetParam().tolerance;
+    }
+    /** Energy and forces of system at positions on the platform under test, in a Context of its own. */
+    EnergyAndForces evaluateHere(const OpenMM::System& system, const std::vector<OpenMM::Vec3>& positions) const {
+        OpenMM::VerletIntegrator integrator(0.001);
+        OpenMM::Context context(system, integrator, platform(), properties());
+        context.setPositions(positions);
+        return energyAndForces(context);
+    }
+};
 
 /** sqrt(sum |actual - expected|^2 / sum |expected|^2); NaN when expected is all zero, so such a comparison fails. */
 inline double relativeRmsDifference(const std::vector<OpenMM::Vec3>& actual, const std::vector<OpenMM::Vec3>& expected) {
