@@ -42,6 +42,17 @@ public:
     int tableTypeOf(int particle) const {
         return tableType[particle];
     }
+    /** The rows of the table: the types that have entries. */
+    int getNumTableTypes() const {
+        return numTableTypes;
+    }
+    /** Whether rows ti and tj of the table have an entry, and its C6 and C12. */
+    bool tableEntry(int ti, int tj, double& c6, double& c12) const {
+        const Entry& entry = table[(size_t) ti * numTableTypes + tj];
+        c6 = entry.c6;
+        c12 = entry.c12;
+        return entry.listed;
+    }
     /** Whether any pair of particles may use a type-pair entry (some particle has a type that has an entry). */
     bool usesTable() const {
         return numTableTypes > 0;

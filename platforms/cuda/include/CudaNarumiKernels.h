@@ -71,8 +71,9 @@ public:
     const NarumiEnergyParts& lastEnergy() const {
         return lastEnergyParts;
     }
-    /** The dispersion correction's energy in the current box (0 without one). */
-    double dispersionEnergy() const;
+    /** What the host adds to the pairs' energy: the dispersion correction in the current box and GROMACS's
+     *  reaction-field self term (0 without them). */
+    double hostEnergy() const;
     /** GPU time of the share's stages at the latest evaluation read back (ms), and how many have been read. */
     double lastShareMilliseconds() const {
         return shareMilliseconds;
@@ -115,6 +116,8 @@ private:
 
     /** The list's cutoff and rebuild distance for a skin (nm); only at an evaluation that rebuilds the list. */
     void applyListSkin(double skin);
+    /** The Lennard-Jones type table and each atom's row (none without types), pointed at by data. */
+    void uploadTypeTable(const NarumiNonbondedForce& force);
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
@@ -138,10 +141,11 @@ private:
     ForceInfo* info = nullptr;
     NarumiAccumulation method = NarumiAccumulation::Narumi;
     NarumiNonbondedForce::NonbondedMethod nonbondedMethod = NarumiNonbondedForce::NoCutoff;
-    double cutoff = 0, dispersionCoefficient = 0;
+    double cutoff = 0, dispersionCoefficient = 0, selfEnergy = 0;
     std::vector<std::pair<int, int> > exceptionPairs;  // fixed at initialization, as in NonbondedForce
     NarumiNonbondedData data = {};
-    OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
+    OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters, exceptionPartnerOffsets, exceptionPartners;
+    OpenMM::CudaArray atomTableType, slotTableType, lennardJonesTable, lennardJonesTableDouble;   // type tables only
     OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;

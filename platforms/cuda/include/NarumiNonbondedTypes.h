@@ -32,6 +32,12 @@ constexpr int NARUMI_LIST_SLOT_BITS = 28;
 /** Terms at least this large (kJ/mol/nm or kJ/mol) bypass the Narumi pair: see NarumiTermAccumulator. */
 constexpr float NARUMI_LARGE_TERM = 32768.0f;
 
+/**
+ * An exception pair whose force reaches this (kJ/mol/nm, or is not finite) is left out of both passes instead of being
+ * added and subtracted (NarumiPairInteraction.cuh, narumiHugePair): 2^7 below the 2^31 limit of OpenMM's fixed point.
+ */
+constexpr float NARUMI_HUGE_EXCEPTION_FORCE = 16777216.0f;
+
 /** A double-precision (x, y, z, w) of 32 bytes: OpenMM's double posq element (CUDA 13 deprecates the unaligned double4). */
 struct __align__(32) NarumiDouble4 {
     double x, y, z, w;
@@ -64,6 +70,8 @@ struct NarumiPairConstantsOf {
     Real invSwitchWidth;
     int coulombKind;        // NarumiCoulombKind
     int useSwitch;
+    int shiftLennardJones;  // LennardJonesPotentialShift: a pair's energy less its Lennard-Jones value at the cutoff
+    int excludedChargeTerms;    // GromacsReactionField: exception pairs within the cutoff get k q q (krf r^2 - crf)
 };
 using NarumiPairConstants = NarumiPairConstantsOf<float>;
 
@@ -144,6 +152,18 @@ struct NarumiNonbondedData {
     const int2* exceptionAtoms;          // original atom indices
     const float4* exceptionParameters;   // (k q1q2, sigma, 4 eps, 0)
     const NarumiDouble4* exceptionParametersDouble;  // the same in double (double-precision pairs only, else null)
+    // The exceptions by atom (original indices), for the tiles' rare test of a huge pair: atom a's partners b > a are
+    // exceptionPartners[exceptionPartnerOffsets[a] .. exceptionPartnerOffsets[a + 1]), sorted.
+    const int* exceptionPartnerOffsets;
+    const int* exceptionPartners;
+    // Lennard-Jones type tables (numTableTypes > 0): each atom's row of the table, numTableTypes - 1 for an atom whose
+    // type has no entry; the table holds (C6, C12) per pair of rows, C6 NaN where there is no entry (Lorentz-Berthelot
+    // of the atoms' own parameters then).  numTableTypes 0: no table, every pair Lorentz-Berthelot.
+    int numTableTypes;
+    const int* atomTableType;
+    int* slotTableType;                  // the slot's atom's row (gathered after each sort, like slotLennardJones)
+    const float2* lennardJonesTable;
+    const double2* lennardJonesTableDouble;   // the same in double (double-precision pairs only, else null)
     // Spatial sort.
     unsigned int* sortKeys;
     unsigned int* sortedKeys;
@@ -178,6 +198,7 @@ struct NarumiNonbondedData {
     NarumiBox box;
     float tileCutoff2;          // (cutoff + skin)^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
     float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
+    float hugeForceOverR;       // |dE/dr / r| from this on (or NaN): a pair is huge (narumiHugePair)
     float smallForceOverR;      // |dE/dr / r| below this: every component of a pair force inside the cutoff is below
                                 // NARUMI_LARGE_TERM (0: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm

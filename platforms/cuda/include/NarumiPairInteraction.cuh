@@ -112,23 +112,54 @@ __device__ inline auto narumiSquaredLength(V3 delta) {
 
 // ---- the pair potential -----------------------------------------------------------------------------------------
 
+/** A pair's Lennard-Jones from the particles' own parameters: sigma = sigma_i/2 + sigma_j/2, eps4 = 4 sqrt(eps_i eps_j). */
+template <class Real>
+struct NarumiCombinedLennardJones {
+    Real sigma, eps4;
+};
+/** A pair's Lennard-Jones C6 and C12 (a type-pair entry, or Lorentz-Berthelot where its types have none). */
+template <class Real>
+struct NarumiTableLennardJones {
+    Real c6, c12;
+};
+
 /** 4 eps ((sigma/r)^6 - 1) (sigma/r)^6 and its (dE/dr)/r; eps4 = 4 eps. */
 template <class Real>
-__device__ inline Real narumiLennardJones(Real invR2, Real sigma, Real eps4, Real& dEdrOverR) {
-    Real sigma2 = narumiMul(narumiMul(sigma, sigma), invR2);
+__device__ inline Real narumiLennardJones(Real invR2, NarumiCombinedLennardJones<Real> p, Real& dEdrOverR) {
+    Real sigma2 = narumiMul(narumiMul(p.sigma, p.sigma), invR2);
     Real sigma6 = narumiMul(narumiMul(sigma2, sigma2), sigma2);
-    Real eps4Sigma6 = narumiMul(eps4, sigma6);
+    Real eps4Sigma6 = narumiMul(p.eps4, sigma6);
     // dE/dr / r = 4 eps (6 s6 - 12 s12) / r^2
     dEdrOverR = narumiMul(narumiMul(eps4Sigma6, narumiFma(Real(-12), sigma6, Real(6))), invR2);
     return narumiMul(eps4Sigma6, narumiSub(sigma6, Real(1)));
 }
 
+/** (C12/r^6 - C6)/r^6 and its (dE/dr)/r. */
+template <class Real>
+__device__ inline Real narumiLennardJones(Real invR2, NarumiTableLennardJones<Real> p, Real& dEdrOverR) {
+    Real invR6 = narumiMul(narumiMul(invR2, invR2), invR2);
+    Real repulsion = narumiMul(narumiMul(p.c12, invR6), invR6);
+    Real dispersion = narumiMul(p.c6, invR6);
+    // dE/dr / r = (6 C6/r^6 - 12 C12/r^12) / r^2
+    dEdrOverR = narumiMul(narumiFma(Real(-12), repulsion, narumiMul(Real(6), dispersion)), invR2);
+    return narumiSub(repulsion, dispersion);
+}
+
+/** C6 = eps4 sigma^6 and C12 = C6 sigma^6 of Lorentz-Berthelot parameters. */
+template <class Real>
+__device__ inline NarumiTableLennardJones<Real> narumiTableForm(NarumiCombinedLennardJones<Real> p) {
+    Real sigma2 = narumiMul(p.sigma, p.sigma);
+    Real sigma6 = narumiMul(narumiMul(sigma2, sigma2), sigma2);
+    Real c6 = narumiMul(p.eps4, sigma6);
+    return {c6, narumiMul(c6, sigma6)};
+}
+
 /**
  * Energy of a non-excluded pair at squared distance r2 < cutoff2 and its (dE/dr)/r, so that the force on i is
- * (dE/dr)/r * (r_j - r_i).  kq = k q_i q_j, sigma = (sigma_i + sigma_j)/2, eps4 = 4 sqrt(eps_i eps_j).
+ * (dE/dr)/r * (r_j - r_i).  kq = k q_i q_j / eps_r; ljParameters: NarumiCombinedLennardJones or NarumiTableLennardJones.
  */
-template <int COULOMB = NARUMI_COULOMB_ANY, int SWITCH = NARUMI_SWITCH_ANY, class Real>
-__device__ inline Real narumiPairEnergy(const NarumiPairConstantsOf<Real>& c, Real r2, Real kq, Real sigma, Real eps4,
+template <int COULOMB = NARUMI_COULOMB_ANY, int SWITCH = NARUMI_SWITCH_ANY, class Real, class LennardJonesParameters>
+__device__ inline Real narumiPairEnergy(const NarumiPairConstantsOf<Real>& c, Real r2, Real kq, LennardJonesParameters ljParameters,
                                         Real& dEdrOverR) {
     // COULOMB and SWITCH fix the form at compile time (the same operations either way, so the same bits).
     const int coulombKind = (COULOMB == NARUMI_COULOMB_ANY ? c.coulombKind : COULOMB);
@@ -156,7 +187,7 @@ __device__ inline Real narumiPairEnergy(const NarumiPairConstantsOf<Real>& c, Re
     // Lennard-Jones arithmetic of the lanes that do not need it.
     {
         Real ljDerivative;
-        Real lj = narumiLennardJones(invR2, sigma, eps4, ljDerivative);
+        Real lj = narumiLennardJones(invR2, ljParameters, ljDerivative);
         Real r = useSwitch ? narumiMul(r2, invR) : Real(0);
         if (useSwitch && r > c.switchDistance) {
             // OpenMM's switching polynomial S(t) = 1 - 10 t^3 + 15 t^4 - 6 t^5 on t = (r - rs)/(rc - rs).
@@ -166,6 +197,11 @@ __device__ inline Real narumiPairEnergy(const NarumiPairConstantsOf<Real>& c, Re
             Real switchDerivative = narumiMul(narumiMul(t2, narumiFma(t, narumiFma(Real(-30), t, Real(60)), Real(-30))), c.invSwitchWidth);
             ljDerivative = narumiFma(ljDerivative, switchValue, narumiMul(narumiMul(lj, switchDerivative), invR));
             lj = narumiMul(lj, switchValue);
+        }
+        // Energy only: kernels that need no energy drop this arithmetic with the energy.
+        if (c.shiftLennardJones) {
+            Real unused;
+            lj = narumiSub(lj, narumiLennardJones(c.invCutoff2, ljParameters, unused));
         }
         energy = narumiAdd(energy, lj);
         dEdrOverR = narumiAdd(dEdrOverR, ljDerivative);
@@ -182,10 +218,28 @@ __device__ inline Real narumiExceptionEnergy(Real r2, Real kq, Real sigma, Real 
     dEdrOverR = -narumiMul(energy, invR2);
     if (eps4 != Real(0)) {
         Real ljDerivative;
-        energy = narumiAdd(energy, narumiLennardJones(invR2, sigma, eps4, ljDerivative));
+        energy = narumiAdd(energy, narumiLennardJones(invR2, NarumiCombinedLennardJones<Real>{sigma, eps4}, ljDerivative));
         dEdrOverR = narumiAdd(dEdrOverR, ljDerivative);
     }
     return energy;
+}
+
+/** GROMACS's reaction-field term of an exception pair within the cutoff: kq (krf r^2 - crf), from the atoms' charges. */
+template <class Real>
+__device__ inline Real narumiExcludedChargeEnergy(const NarumiPairConstantsOf<Real>& c, Real r2, Real kq, Real& dEdrOverR) {
+    dEdrOverR = narumiMul(kq, c.twoKrf);
+    return narumiMul(kq, narumiSub(narumiMul(c.krf, r2), c.crf));
+}
+
+/**
+ * Whether a pair's force is huge (|dE/dr / r| >= hugeForceOverR) or not finite, a function of the pair's bits alone.
+ * Both passes leave out an exception pair that is huge: an excluded pair that sits far closer than any interacting one
+ * (a virtual site on its parent, a constrained ring, a Drude-like pair) can have terms beyond OpenMM's fixed point, or
+ * infinite ones, which no subtraction can cancel.  Leaving it out of both is exact too.
+ */
+template <class Real>
+__device__ inline bool narumiHugePair(Real dEdrOverR, float hugeForceOverR) {
+    return !(fabs(dEdrOverR) < Real(hugeForceOverR));
 }
 
 } // namespace OpenMMNarumi

@@ -400,6 +400,12 @@ using TakahashiIitakaTermAccumulator = PairExpressionTermAccumulator<PairExpress
 using NitadoriTermAccumulator = PairExpressionTermAccumulator<PairExpressionRule::Nitadori>;
 using ModifiedNitadoriTermAccumulator = PairExpressionTermAccumulator<PairExpressionRule::ModifiedNitadori>;
 
+/** Whether an accumulator is one of the accuracy study's methods C-E, which the diagnostics run and no force chooses. */
+template <class Accumulator>
+constexpr bool narumiStudyOnly = false;
+template <PairExpressionRule RULE>
+constexpr bool narumiStudyOnly<PairExpressionTermAccumulator<RULE>> = true;
+
 /** The three components of one pair force, one add() each. */
 template <class Accumulator>
 __device__ inline void addVector(Accumulator& x, Accumulator& y, Accumulator& z, typename NarumiVectors<typename Accumulator::Real>::V3 f) {

@@ -3,6 +3,7 @@
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/CudaKernelImage.h"
 #include "NarumiDeviceQuery.h"
+#include "internal/NarumiLennardJonesPairs.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/common/ComputeForceInfo.h"
@@ -50,39 +51,23 @@ vector<pair<int, int> > sortedExceptionPairs(const NarumiNonbondedForce& force) 
 }
 
 /**
- * The settings of the GROMACS conventions that the CUDA kernels do not compute yet, refused with one message naming
- * every one that force uses: a Context must not silently compute another potential than the one asked for.
+ * The accuracy study's float-pair methods C-E (diagnostics only) have no copy of the pair kernel with Lennard-Jones type
+ * tables: refused with the method named, before anything runs.
  */
-void refuseConventionsNotOnCuda(const NarumiNonbondedForce& force) {
-    vector<string> used;
-    for (int i = 0; i < force.getNumParticles(); i++)
-        if (force.getParticleLennardJonesType(i) >= 0) {
-            used.push_back("Lennard-Jones types (particle " + to_string(i) + " has type " +
-                           to_string(force.getParticleLennardJonesType(i)) + ")");
-            break;
-        }
-    if (force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift)
-        used.push_back("the Lennard-Jones modifier LennardJonesPotentialShift");
-    if (force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField)
-        used.push_back("the reaction-field convention GromacsReactionField");
-    if (force.getCoulombDielectric() != 1.0) {
-        char dielectric[32];
-        snprintf(dielectric, sizeof(dielectric), "%g", force.getCoulombDielectric());
-        used.push_back(string("a Coulomb dielectric of ") + dielectric + " (setCoulombDielectric; only 1 is computed)");
-    }
-    if (used.empty())
+void refuseTypesWithStudyMethod(const NarumiNonbondedForce& force, NarumiAccumulation method) {
+    if (method != NarumiAccumulation::TakahashiIitaka && method != NarumiAccumulation::Nitadori && method != NarumiAccumulation::ModifiedNitadori)
         return;
-    string list;
-    for (size_t k = 0; k < used.size(); k++)
-        list += (k == 0 ? "" : k + 1 == used.size() ? " and " : ", ") + used[k];
-    throw OpenMMException("NarumiNonbondedForce (CUDA): the CUDA platform does not compute " + list +
-                          " yet; the Reference and CPU platforms compute them");
+    for (int i = 0; i < force.getNumParticles(); i++)
+        if (force.getParticleLennardJonesType(i) >= 0)
+            throw OpenMMException("NarumiNonbondedForce (CUDA): the diagnostic accumulation " + to_string((int) method) +
+                                  " (the accuracy study's methods C-E) does not take Lennard-Jones types (particle " + to_string(i) +
+                                  " has type " + to_string(force.getParticleLennardJonesType(i)) + ")");
 }
 
 /** The float pairs' constants: the double ones rounded once (2 krf stays exactly twice krf). */
 NarumiPairConstants roundedToFloat(const NarumiPairConstantsOf<double>& c) {
     return {(float) c.cutoff2, (float) c.invCutoff2, (float) c.krf, (float) c.crf, (float) c.twoKrf, (float) c.switchDistance,
-            (float) c.invSwitchWidth, c.coulombKind, c.useSwitch};
+            (float) c.invSwitchWidth, c.coulombKind, c.useSwitch, c.shiftLennardJones, c.excludedChargeTerms};
 }
 
 float3 roundedToFloat(double3 v) {
@@ -205,10 +190,10 @@ void CudaCalcNarumiNonbondedForceKernel::setShare(double beginFraction, double e
     }
 }
 
-double CudaCalcNarumiNonbondedForceKernel::dispersionEnergy() const {
+double CudaCalcNarumiNonbondedForceKernel::hostEnergy() const {
     if (nonbondedMethod != NarumiNonbondedForce::CutoffPeriodic || dispersionCoefficient == 0)
-        return 0.0;
-    return dispersionCoefficient / (lastBoxVectors[0][0] * lastBoxVectors[1][1] * lastBoxVectors[2][2]);
+        return selfEnergy;
+    return selfEnergy + dispersionCoefficient / (lastBoxVectors[0][0] * lastBoxVectors[1][1] * lastBoxVectors[2][2]);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
@@ -240,12 +225,12 @@ void CudaCalcNarumiNonbondedForceKernel::chooseDeviceSettings() {
 }
 
 void CudaCalcNarumiNonbondedForceKernel::readForce(const System& system, const NarumiNonbondedForce& force) {
-    refuseConventionsNotOnCuda(force);
     int numAtoms = system.getNumParticles();
     if (numAtoms >= (1 << NARUMI_LIST_SLOT_BITS))
         throw OpenMMException("NarumiNonbondedForce (CUDA): " + to_string(numAtoms) + " particles; the CUDA platform takes at most " +
                               to_string((1 << NARUMI_LIST_SLOT_BITS) - 1));
     method = accumulationFor(force, diagnostics);
+    refuseTypesWithStudyMethod(force, method);
     nonbondedMethod = force.getNonbondedMethod();
     cutoff = force.getCutoffDistance();
     bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
@@ -284,7 +269,12 @@ void CudaCalcNarumiNonbondedForceKernel::setPairConstants(const NarumiNonbondedF
     pair.useSwitch = useCutoff && force.getUseSwitchingFunction();
     pair.switchDistance = force.getSwitchingDistance();
     pair.invSwitchWidth = pair.useSwitch ? 1 / (cutoff - force.getSwitchingDistance()) : 0.0;
+    pair.shiftLennardJones = useCutoff && force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift;
+    pair.excludedChargeTerms = useCutoff && pair.coulombKind == NARUMI_COULOMB_REACTION_FIELD &&
+                               force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField;
     data.pair = roundedToFloat(pair);
+    // With a cutoff a pair that is not huge has every force component below 2^24 (r < cutoff); without, per nm.
+    data.hugeForceOverR = NARUMI_HUGE_EXCEPTION_FORCE / (float) (useCutoff ? max(cutoff, 1.0) : 1.0);
     // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
     data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
 }
@@ -306,6 +296,19 @@ void CudaCalcNarumiNonbondedForceKernel::allocateParameters(const System& system
     atomParameters.initialize<float4>(cu, max(1, numAtoms), "narumiAtomParameters");
     exceptionAtoms.initialize<int2>(cu, max(1, data.numExceptions), "narumiExceptionAtoms");
     exceptionParameters.initialize<float4>(cu, max(1, data.numExceptions), "narumiExceptionParameters");
+    // The exception pairs by their lower atom, for the tiles' test of a huge pair; fixed, as the pairs are.
+    vector<int> offsets(numAtoms + 1, 0), partners;
+    for (const auto& pair : exceptionPairs)
+        offsets[pair.first + 1]++;
+    for (int i = 0; i < numAtoms; i++)
+        offsets[i + 1] += offsets[i];
+    for (const auto& pair : exceptionPairs)
+        partners.push_back(pair.second);  // sorted by (first, second): each atom's partners in ascending order
+    partners.push_back(-1);               // never empty
+    exceptionPartnerOffsets.initialize<int>(cu, numAtoms + 1, "narumiExceptionPartnerOffsets");
+    exceptionPartners.initialize<int>(cu, partners.size(), "narumiExceptionPartners");
+    exceptionPartnerOffsets.upload(offsets);
+    exceptionPartners.upload(partners);
     if (pairsInDouble) {
         atomParametersDouble.initialize<NarumiDouble4>(cu, max(1, numAtoms), "narumiAtomParametersDouble");
         exceptionParametersDouble.initialize<NarumiDouble4>(cu, max(1, data.numExceptions), "narumiExceptionParametersDouble");
@@ -385,6 +388,8 @@ void CudaCalcNarumiNonbondedForceKernel::pointLaunchDataAtArrays() {
     data.atomParameters = (const float4*) atomParameters.getDevicePointer();
     data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();
     data.exceptionParameters = (const float4*) exceptionParameters.getDevicePointer();
+    data.exceptionPartnerOffsets = (const int*) exceptionPartnerOffsets.getDevicePointer();
+    data.exceptionPartners = (const int*) exceptionPartners.getDevicePointer();
     // Null pointers say "float pairs" to the launcher.
     data.atomParametersDouble = pairsInDouble ? (const NarumiDouble4*) atomParametersDouble.getDevicePointer() : nullptr;
     data.exceptionParametersDouble = pairsInDouble ? (const NarumiDouble4*) exceptionParametersDouble.getDevicePointer() : nullptr;
@@ -431,14 +436,60 @@ void CudaCalcNarumiNonbondedForceKernel::createStreamOrTimer() {
     }
 }
 
+void CudaCalcNarumiNonbondedForceKernel::uploadTypeTable(const NarumiNonbondedForce& force) {
+    NarumiLennardJonesPairs pairs(force);
+    int rows = pairs.usesTable() ? pairs.getNumTableTypes() + 1 : 0;   // the last row: atoms whose type has no entry
+    data.numTableTypes = rows;
+    if (rows == 0)
+        return;
+    const double noEntry = numeric_limits<double>::quiet_NaN();
+    vector<double2> tableDouble((size_t) rows * rows, double2{noEntry, noEntry});
+    for (int ti = 0; ti + 1 < rows; ti++)
+        for (int tj = 0; tj + 1 < rows; tj++) {
+            double c6, c12;
+            if (pairs.tableEntry(ti, tj, c6, c12))
+                tableDouble[(size_t) ti * rows + tj] = double2{c6, c12};
+        }
+    vector<float2> table(tableDouble.size());
+    for (size_t k = 0; k < table.size(); k++)
+        table[k] = float2{(float) tableDouble[k].x, (float) tableDouble[k].y};
+    vector<int> rowOfAtom(max(1, data.numAtoms), rows - 1);
+    for (int i = 0; i < data.numAtoms; i++)
+        if (pairs.tableTypeOf(i) >= 0)
+            rowOfAtom[i] = pairs.tableTypeOf(i);
+    // Types may first be given by updateParametersInContext: the arrays are made (or resized) here.
+    auto sized = [&](CudaArray& array, size_t size, size_t elementSize, const char* name) {
+        if (!array.isInitialized())
+            array.initialize(cu, size, elementSize, name);
+        else if (array.getSize() != size)
+            array.resize(size);
+    };
+    sized(atomTableType, rowOfAtom.size(), sizeof(int), "narumiAtomTableType");
+    sized(slotTableType, data.numSlots, sizeof(int), "narumiSlotTableType");
+    sized(lennardJonesTable, table.size(), sizeof(float2), "narumiLennardJonesTable");
+    atomTableType.upload(rowOfAtom);
+    lennardJonesTable.upload(table);
+    data.atomTableType = (const int*) atomTableType.getDevicePointer();
+    data.slotTableType = (int*) slotTableType.getDevicePointer();
+    data.lennardJonesTable = (const float2*) lennardJonesTable.getDevicePointer();
+    if (pairsInDouble) {
+        sized(lennardJonesTableDouble, tableDouble.size(), sizeof(double2), "narumiLennardJonesTableDouble");
+        lennardJonesTableDouble.upload(tableDouble);
+        data.lennardJonesTableDouble = (const double2*) lennardJonesTableDouble.getDevicePointer();
+    }
+}
+
 void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, const NarumiNonbondedForce& force) {
     int numAtoms = force.getNumParticles();
-    double sqrtCoulomb = sqrt(COULOMB_CONSTANT);
+    // The Coulomb dielectric eps_r divides every Coulomb term: k/eps_r is folded into the charges and exceptions.
+    const double coulombFactor = COULOMB_CONSTANT / force.getCoulombDielectric();
+    double sqrtCoulomb = sqrt(coulombFactor), sumSquaredCharges = 0;
     vector<float4> parameters(max(1, numAtoms), float4{0, 0, 0, 0});
     vector<NarumiDouble4> parametersDouble(max(1, numAtoms), NarumiDouble4{0, 0, 0, 0});
     for (int i = 0; i < numAtoms; i++) {
         double charge, sigma, epsilon;
         force.getParticleParameters(i, charge, sigma, epsilon);
+        sumSquaredCharges += charge * charge;
         // Stored so that a pair needs only symmetric products: k q_i q_j = (q_i sqrt k)(q_j sqrt k), and so on.
         parametersDouble[i] = NarumiDouble4{charge * sqrtCoulomb, 0.5 * sigma, 2 * sqrt(epsilon), 0.0};
         parameters[i] = float4{(float) parametersDouble[i].x, (float) parametersDouble[i].y, (float) parametersDouble[i].z, 0.0f};
@@ -456,13 +507,16 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
         force.getExceptionParameters(i, p1, p2, chargeProd, sigma, epsilon);
         atoms[i] = int2{p1, p2};
         // NoCoulomb drops every Coulomb term, those of exceptions too (as the Reference kernel does).
-        exceptionsDouble[i] = NarumiDouble4{noCoulomb ? 0.0 : COULOMB_CONSTANT * chargeProd, sigma, 4 * epsilon, 0.0};
+        exceptionsDouble[i] = NarumiDouble4{noCoulomb ? 0.0 : coulombFactor * chargeProd, sigma, 4 * epsilon, 0.0};
         exceptions[i] = float4{(float) exceptionsDouble[i].x, (float) sigma, (float) exceptionsDouble[i].z, 0.0f};
     }
     exceptionParameters.upload(exceptions);
     if (pairsInDouble)
         exceptionParametersDouble.upload(exceptionsDouble);
     exceptionAtoms.upload(atoms);
+    uploadTypeTable(force);
+    // GROMACS's reaction field: -k/eps_r c_rf/2 sum q^2, a constant the host adds (as the Reference kernel does).
+    selfEnergy = data.pair.excludedChargeTerms ? -0.5 * coulombFactor * data.pairDouble.crf * sumSquaredCharges : 0.0;
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
 }
 
@@ -650,7 +704,7 @@ double CudaCalcNarumiNonbondedForceKernel::execute(ContextImpl& context, bool in
     lastEnergyParts.outOfRange = lastEvaluationOutOfRange;
     if (partOfParallel)
         return 0.0;
-    return lastEnergyParts.value() + dispersionEnergy();
+    return lastEnergyParts.value() + hostEnergy();
 }
 
 void CudaCalcNarumiNonbondedForceKernel::noteSearchCounters(const NarumiStatusWords& words) {
@@ -695,7 +749,7 @@ void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& co
                               to_string(data.numAtoms) + " -> " + to_string(force.getNumParticles()) + ")");
     if (sortedExceptionPairs(force) != exceptionPairs)
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
-    refuseConventionsNotOnCuda(force);  // types may have been given since the Context was created
+    refuseTypesWithStudyMethod(force, method);  // types may have been given since the Context was created
     uploadParameters(context.getSystem(), force);
     *resortRequested = true;  // between sorts the slots keep their atoms' parameters (gatherSlots.cu)
     cu.invalidateMolecules(info);

@@ -69,7 +69,7 @@ double CudaParallelCalcNarumiNonbondedForceKernel::execute(ContextImpl& context,
         platformData.contexts[i]->getWorkThread().flush();
         energy += device(i).lastEnergy();
     }
-    return energy.value() + device(0).dispersionEnergy();
+    return energy.value() + device(0).hostEnergy();
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& context, const NarumiNonbondedForce& force) {

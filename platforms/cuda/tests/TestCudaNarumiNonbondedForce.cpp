@@ -893,60 +893,63 @@ TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
     EXPECT_LT(largestDeviation, 0.1 * kT * water.size() / 100.0) << "start " << start;
 }
 
-TEST(CudaNarumiNonbondedForce, GromacsConventionsAreRefusedNamingThem) {
+/**
+ * Excluded pairs far closer than any interacting pair, as Martini's virtual sites, collapsed constraint pairs and
+ * Drude-like pairs make them: beads of sigma 0.47 nm and epsilon 5 kJ/mol whose excluded partner sits 0.05, 0.01 or
+ * 0.002 nm away or at the very same point, and a 1-4-like exception at 0.05 nm.  Their all-pairs terms (1e10 to 1e46
+ * kJ/mol/nm, or infinite, or NaN) have no fixed-point value, so both passes must leave them out: every precision then
+ * gives the Reference platform's energy and forces (the exception's own term and, with GROMACS's reaction field, the
+ * excluded charges' term still added), the net force is exactly zero and no error is raised.
+ */
+TEST(CudaNarumiNonbondedForce, HugeExcludedPairsAreLeftOutOfBothPasses) {
     SKIP_WITHOUT_CUDA();
-    // The CUDA kernels do not compute them yet: Context creation (and an update that types particles) must refuse
-    // with one message that names each setting used and where it is computed, never compute another potential.
-    auto refusal = [](const function<void(NarumiNonbondedForce&)>& setUp) {
-        TestSystem water = waterBox(cubicBox(2.2), 8);
-        NonbondedSettings settings;
-        settings.cutoff = 1.0;
-        NarumiNonbondedForce* force = makeNarumiForce(water, settings);
-        setUp(*force);
-        auto system = makeSystem(water, {force});
-        VerletIntegrator integrator(0.001);
-        try {
-            Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
+    TestSystem beads;
+    beads.box = cubicBox(4.0);
+    mt19937 random(5);
+    uniform_real_distribution<double> uniform(0.0, 1.0);
+    auto floatExact = [](double x) { return std::ldexp(std::nearbyint(std::ldexp(x, 16)), -16); };
+    const double separations[] = {0.05, 0.01, 0.002, 0.0};
+    vector<pair<int, int> > excluded;
+    const int perAxis = 6;
+    for (int k = 0; k < perAxis * perAxis * perAxis; k++) {
+        Vec3 centre = Vec3(k % perAxis, k / perAxis % perAxis, k / (perAxis * perAxis)) * 0.62 + Vec3(0.3, 0.3, 0.3);
+        double z = 2 * uniform(random) - 1, phi = 2 * M_PI * uniform(random);
+        Vec3 half = Vec3(sqrt(1 - z * z) * cos(phi), sqrt(1 - z * z) * sin(phi), z) * (separations[k % 4] / 2);
+        int first = beads.size();
+        for (int side : {-1, 1}) {
+            Vec3 position = centre + half * side;
+            beads.addAtom(Vec3(floatExact(position[0]), floatExact(position[1]), floatExact(position[2])), 0.5 * side, 0.47, 5.0);
         }
-        catch (const OpenMMException& error) {
-            return string(error.what());
-        }
-        return string("no OpenMMException");
-    };
-    const string computedElsewhere = "the Reference and CPU platforms compute them";
-    string typed = refusal([](NarumiNonbondedForce& force) { force.setParticleLennardJonesType(5, 2); });
-    EXPECT_NE(typed.find("does not compute Lennard-Jones types (particle 5 has type 2)"), string::npos) << typed;
-    EXPECT_NE(typed.find(computedElsewhere), string::npos) << typed;
-    string shifted = refusal([](NarumiNonbondedForce& force) {
-        force.setLennardJonesModifier(NarumiNonbondedForce::LennardJonesPotentialShift);
-        force.setUseDispersionCorrection(false);
-    });
-    EXPECT_NE(shifted.find("LennardJonesPotentialShift"), string::npos) << shifted;
-    string gromacs = refusal([](NarumiNonbondedForce& force) { force.setReactionFieldConvention(NarumiNonbondedForce::GromacsReactionField); });
-    EXPECT_NE(gromacs.find("GromacsReactionField"), string::npos) << gromacs;
-    string dielectric = refusal([](NarumiNonbondedForce& force) { force.setCoulombDielectric(15); });
-    EXPECT_NE(dielectric.find("a Coulomb dielectric of 15"), string::npos) << dielectric;
-    string all = refusal([](NarumiNonbondedForce& force) {
-        force.setReactionFieldConvention(NarumiNonbondedForce::GromacsReactionField);
-        force.setCoulombDielectric(15);
-    });
-    EXPECT_NE(all.find("GromacsReactionField and a Coulomb dielectric of 15"), string::npos) << all;
-    // Type pairs without typed particles change nothing, and an infinite reaction-field dielectric is computed.
-    EXPECT_EQ(refusal([](NarumiNonbondedForce& force) {
-        force.addLennardJonesTypePair(0, 0, 0.3, 0.5);
-        force.setReactionFieldDielectric(numeric_limits<double>::infinity());
-    }), "no OpenMMException");
-
-    // Types given after the Context was created are refused by the update.
-    TestSystem water = waterBox(cubicBox(2.2), 8);
-    NonbondedSettings settings;
-    settings.cutoff = 1.0;
-    NarumiNonbondedForce* force = makeNarumiForce(water, settings);
-    auto system = makeSystem(water, {force});
-    VerletIntegrator integrator(0.001);
-    Context context(*system, integrator, Platform::getPlatformByName("CUDA"));
-    force->setParticleLennardJonesType(0, 1);
-    EXPECT_OPENMM_EXCEPTION_CONTAINING(force->updateParametersInContext(context), "does not compute Lennard-Jones types (particle 0 has type 1)");
+        excluded.emplace_back(first, first + 1);
+    }
+    for (bool gromacs : {false, true})
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64})
+            for (string precision : {"single", "mixed", "double"}) {
+                string context = string(gromacs ? "GROMACS" : "OpenMM") + " reaction field, accumulation " + to_string(accumulation) +
+                                 ", " + precision;
+                NonbondedSettings settings = periodicSettings(1.1);
+                settings.reactionFieldDielectric = gromacs ? numeric_limits<double>::infinity() : 78.3;
+                Narumi* force = makeNarumiForce(beads, settings);
+                for (size_t k = 0; k < excluded.size(); k++)
+                    // The first pair an exception with its own modest terms, the others exclusions.
+                    force->addException(excluded[k].first, excluded[k].second, k == 0 ? 0.1 : 0.0, 1.0, 0.0);
+                force->setAccumulationMethod(accumulation);
+                if (gromacs) {
+                    force->setReactionFieldConvention(Narumi::GromacsReactionField);
+                    force->setCoulombDielectric(15);
+                }
+                auto system = makeSystem(beads, {force});
+                EnergyAndForces reference = evaluate(*system, beads.positions, "Reference");
+                EnergyAndForces cuda;
+                ASSERT_NO_THROW(cuda = evaluateOnCuda(*system, beads.positions, precision)) << context;
+                EXPECT_TRUE(agree(cuda, reference, 1e-5)) << context;
+                for (int c = 0; c < 3; c++) {
+                    int64_t net = 0;
+                    for (const Vec3& f : cuda.forces)
+                        net += toFixedPoint(f[c]);
+                    EXPECT_EQ(net, 0) << context << ", component " << c;
+                }
+            }
 }
 
 } // namespace

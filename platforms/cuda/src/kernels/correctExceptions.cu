@@ -1,12 +1,13 @@
 /**
  * "Exclude afterwards": correctExceptions subtracts exactly what computeTiles added for every exception pair, then
- * adds the exception's own interaction.
+ * adds the exception's own interaction (and, with GROMACS's reaction field, the excluded charges' term).
  */
 
 #include "NarumiAccumulatorDispatch.cuh"
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 #include "NarumiPairInteraction.cuh"
+#include "NarumiPairParameters.cuh"
 #include "NarumiPositions.cuh"
 #include "NarumiTermAccumulators.cuh"
 
@@ -21,7 +22,9 @@ namespace {
  * without a trace.  Then the exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its
  * own precision.  Both go to each atom in one atomic (term(E) - term(F) is exact for the integer methods); the
  * energy is summed over the warp first, so that 32 exceptions cost one atomic on the single energy word instead of
- * 64.
+ * 64.  A huge pair (narumiHugePair) was left out by computeTiles and is not subtracted.  With GROMACS's reaction field
+ * (excludedChargeTerms) every exception pair within the cutoff also gets kq (krf r^2 - crf) from the atoms' charges, at
+ * the same displacement as the subtracted pair.
  */
 template <class Accumulator, class PosT, bool computeEnergy>
 __global__ void correctExceptions(NarumiNonbondedData d) {
@@ -50,19 +53,32 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
 
         V3 delta = narumiDisplacement(positionA, positionB, d.box);
         Real r2 = narumiSquaredLength(delta);
-        if (r2 < pairConstants(d, Real()).cutoff2) {
+        const NarumiPairConstantsOf<Real>& constants = pairConstants(d, Real());
+        if (r2 < constants.cutoff2) {
             auto ljA = slotLennardJones(d, slotA, Real()), ljB = slotLennardJones(d, slotB, Real());
             Real kq = narumiMul(positionA.w, positionB.w);
-            Real sigma = narumiAdd(ljA.x, ljB.x);
-            Real eps4 = narumiMul(ljA.y, ljB.y);
             Real dEdrOverR;
-            Real pairEnergy = narumiPairEnergy(pairConstants(d, Real()), r2, kq, sigma, eps4, dEdrOverR);
-            // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
-            removed[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
-            removed[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
-            removed[2] = Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
-            if (computeEnergy)
-                energy -= Accumulator::term(pairEnergy, errors);
+            Real pairEnergy = d.numTableTypes > 0 ?
+                narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<true>(d, ljA, slotTableRow(d, slotA), ljB, slotTableRow(d, slotB)),
+                                 dEdrOverR) :
+                narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<false>(d, ljA, 0, ljB, 0), dEdrOverR);
+            if (!narumiHugePair(dEdrOverR, d.hugeForceOverR)) {
+                // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
+                removed[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
+                removed[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
+                removed[2] = Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
+                if (computeEnergy)
+                    energy -= Accumulator::term(pairEnergy, errors);
+            }
+            if (constants.excludedChargeTerms) {
+                Real chargeDerivative;
+                Real chargeEnergy = narumiExcludedChargeEnergy(constants, r2, kq, chargeDerivative);
+                added[0] = Accumulator::term(narumiMul(chargeDerivative, delta.x), errors);
+                added[1] = Accumulator::term(narumiMul(chargeDerivative, delta.y), errors);
+                added[2] = Accumulator::term(narumiMul(chargeDerivative, delta.z), errors);
+                if (computeEnergy)
+                    energy += Accumulator::term(chargeEnergy, errors);
+            }
         }
 
         auto parameters = exceptionParameters(d, index, Real());
@@ -73,9 +89,9 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
             }
             Real dEdrOverR;
             Real exceptionEnergy = narumiExceptionEnergy(narumiSquaredLength(delta), parameters.x, parameters.y, parameters.z, dEdrOverR);
-            added[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
-            added[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
-            added[2] = Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
+            added[0] += Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
+            added[1] += Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
+            added[2] += Accumulator::term(narumiMul(dEdrOverR, delta.z), errors);
             if (computeEnergy)
                 energy += Accumulator::term(exceptionEnergy, errors);
         }

@@ -1,0 +1,436 @@
+#ifndef NARUMI_COMPUTE_TILES_CUH_
+#define NARUMI_COMPUTE_TILES_CUH_
+
+/**
+ * The pairs: computeTiles computes all pairs of the listed tiles of this device's blocks, with NO exclusion test
+ * (correctExceptions.cu takes the excluded pairs out afterwards), each warp taking runs of consecutive tiles (see the
+ * kernel), and then the blocks whose tiles did not fit into the list (none once the host has grown it).
+ *
+ * Each pair of different blocks is computed once (Newton's third law): each thread keeps its atom i's Narumi sums in
+ * registers for a run of tiles, and the partners' sums of a tile live in shared memory, where the lanes meet
+ * their partners in rotation, so that no two touch the same one; they are merged into OpenMM's buffer once per tile.
+ * (Passing the partners' (hi, lo) pairs round the warp by shuffles instead was slower.)  The pairs inside a block are
+ * computed from both sides.
+ */
+
+#include "NarumiAccumulatorDispatch.cuh"
+#include "NarumiBoundsTests.cuh"
+#include "NarumiKernelConstants.cuh"
+#include "NarumiNonbondedStages.h"
+#include "NarumiPairInteraction.cuh"
+#include "NarumiPairParameters.cuh"
+#include "NarumiPositions.cuh"
+#include "NarumiTermAccumulators.cuh"
+
+namespace OpenMMNarumi {
+
+// Each translation unit that includes this has its own copy (computeTiles.cu, computeTilesTypeTable.cu).
+namespace {
+
+
+/**
+ * One thread's atom (slot i) and the sums of its force components and pair energies.  The pairs are computed in the
+ * accumulator's Real: float, or double for Precision=double (NarumiAccumulatorDispatch.cuh).
+ */
+template <class Accumulator>
+struct AtomSums {
+    using Real = typename Accumulator::Real;
+    int slot;
+    typename NarumiVectors<Real>::V4 position;    // NaN for a padding slot past the last atom: every r^2 < cutoff^2 test fails
+    typename NarumiVectors<Real>::V2 lennardJones;
+    int tableRow;                           // type tables only
+    float4 blockCenter, blockHalfExtents;   // of the atom's block I
+    Accumulator fx, fy, fz;
+
+    template <bool TABLE>
+    __device__ void load(const NarumiNonbondedData& d, int newSlot) {
+        slot = newSlot;
+        position = slot < d.numAtoms ? slotPosition(d, slot, Real()) : missingAtom<Real>();
+        lennardJones = slotLennardJones(d, slot, Real());
+        tableRow = TABLE ? slotTableRow(d, slot) : 0;
+        blockCenter = d.blockCenters[slot / 32];
+        blockHalfExtents = d.blockHalfExtents[slot / 32];
+        fx.zero();
+        fy.zero();
+        fz.zero();
+    }
+    __device__ void flush(const NarumiNonbondedData& d) {
+        if (slot >= d.numAtoms)
+            return;
+        int posqIndex = d.slotPosqIndex[slot];
+        fx.flushForce(d.sums, posqIndex, 0);
+        fy.flushForce(d.sums, posqIndex, 1);
+        fz.flushForce(d.sums, posqIndex, 2);
+    }
+};
+
+/**
+ * A warp's staged tile in shared memory: the 32 partner atoms j and, for a cross tile, their force sums.  What every
+ * step reads has 64 entries, so that step k of the rotation finds partner (lane + k) mod 32 at entry lane + k, an
+ * address that advances by a constant, with no mask (7% of the pair loop's instructions): the atoms are staged twice
+ * over, and a partner's sums are split between entries j and j + 32, added when the tile is done.  The partners'
+ * buffer indices, read only on the rare large-force path, have 32; with type tables (TABLE) their table rows, 64.
+ */
+template <class Accumulator, bool TABLE>
+struct TileStage {
+    using Partner = typename Accumulator::Partner;
+    typename NarumiVectors<typename Accumulator::Real>::V4 positions[64];   // NaN for no atom
+    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[64];
+    int tableRows[TABLE ? 64 : 1];
+    int posqIndices[32];
+    PartnerXY<Partner> partnerXY[64];   // per step of the rotation the warp touches 32 consecutive entries
+    Partner partnerZ[64];
+
+    __device__ Partner& partnerSum(int component, int entry) {
+        return component == 0 ? partnerXY[entry].x : (component == 1 ? partnerXY[entry].y : partnerZ[entry]);
+    }
+};
+
+/** The pair force on i (from j at displacement delta = r_j - r_i), its energy and (dE/dr)/r, from the shared pair function. */
+template <int COULOMB, int SWITCH, bool TABLE, class V4, class V2, class V3, class Real>
+__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, int row, V4 other, V2 otherLennardJones,
+                               int otherRow, V3 delta, Real r2, Real& pairEnergy, Real& dEdrOverR) {
+    Real kq = narumiMul(position.w, other.w);
+    auto ljParameters = narumiPairLennardJones<TABLE>(d, lennardJones, row, otherLennardJones, otherRow);
+    pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(pairConstants(d, Real()), r2, kq, ljParameters, dEdrOverR);
+    return V3{narumiMul(dEdrOverR, delta.x), narumiMul(dEdrOverR, delta.y), narumiMul(dEdrOverR, delta.z)};
+}
+
+/**
+ * Whether every component of a float pair force inside the cutoff is below NARUMI_LARGE_TERM, for Narumi's range
+ * test: with a cutoff (smallForceOverR > 0) |f_c| <= |dE/dr / r| r < smallForceOverR * cutoff, one comparison;
+ * without one, the components themselves.  Reaction field and shifted always have a cutoff, plain Coulomb never,
+ * NoCoulomb either way.  (Double pairs take no such test.)
+ */
+template <int COULOMB>
+__device__ inline bool smallPairForce(const NarumiNonbondedData& d, float3 force, float dEdrOverR) {
+    if constexpr (COULOMB == NARUMI_COULOMB_PLAIN)
+        return narumiSmallVector(force);
+    else if constexpr (COULOMB == NARUMI_COULOMB_NONE)
+        return d.smallForceOverR > 0 ? fabsf(dEdrOverR) < d.smallForceOverR : narumiSmallVector(force);
+    else
+        return fabsf(dEdrOverR) < d.smallForceOverR;
+}
+template <int COULOMB>
+__device__ inline bool smallPairForce(const NarumiNonbondedData&, double3, double) {
+    return false;
+}
+
+/**
+ * Whether a pair inside the cutoff is left out as a huge exception pair (narumiHugePair; correctExceptions leaves out
+ * the same pairs).  Where Narumi's range test is one of |dE/dr / r| (a cutoff, float pairs), a small pair is never huge,
+ * so the pair loop pays nothing more; the exception list is searched only for a huge pair.
+ */
+template <int COULOMB, class Real>
+__device__ inline bool droppedPair(const NarumiNonbondedData& d, bool small, Real dEdrOverR, int slotA, int posqB) {
+    const bool smallMeansNotHuge = COULOMB != NARUMI_COULOMB_PLAIN && std::is_same<Real, float>::value && d.smallForceOverR > 0;
+    if (small && smallMeansNotHuge)
+        return false;
+    return narumiHugePair(dEdrOverR, d.hugeForceOverR) && narumiIsExceptionPair(d, d.slotPosqIndex[slotA], posqB);
+}
+
+/**
+ * The diagonal tile (block I with itself) from i's side: lane's atom i against the 32 staged atoms (staged atom k is
+ * the block's atom k), every pair met from both of its atoms, the energy added by the lower one.  With minimumImage
+ * = false every displacement is taken as it is, which is bit for bit the minimum image whenever no component
+ * reaches half the box (the image shift rint(d / L) is then 0), as accumulateTile checks.  No exclusion test: every
+ * pair inside the cutoff counts.
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH, bool TABLE>
+__device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                        const TileStage<Accumulator, TABLE>& stage) {
+    using Real = typename Accumulator::Real;
+    const int lane = threadIdx.x % 32;
+    const Real cutoff2 = pairConstants(d, Real()).cutoff2;
+    for (int k = 0; k < 32; k++) {
+        auto other = stage.positions[k];
+        auto delta = narumiDifference(atom.position, other);
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
+        Real r2 = narumiSquaredLength(delta);
+        if (r2 < cutoff2 && k != lane) {
+            Real pairEnergy, dEdrOverR;
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[k],
+                                                           TABLE ? stage.tableRows[k] : 0, delta, r2, pairEnergy, dEdrOverR);
+            if (droppedPair<COULOMB>(d, false, dEdrOverR, atom.slot, stage.posqIndices[k]))
+                continue;
+            addVector(atom.fx, atom.fy, atom.fz, force);
+            if (computeEnergy && lane < k)
+                energy.add(pairEnergy);
+        }
+    }
+}
+
+/**
+ * A cross tile (block I against atoms of later blocks), each pair once: at step k lane i meets partner
+ * j = (i + k) mod 32 (at entry i + k of the stage), so the 32 lanes touch 32 different entries and j's share, exactly
+ * minus i's (the pair function is odd in delta), goes to j's sums in shared memory without atomics.  __syncwarp orders
+ * one step's writes before the next step's reads of the same entry by the neighbouring lane.  (Handing j's sums round the
+ * warp by shuffles instead, or computing every lane's pair without a branch on the cutoff, measured no faster.)
+ */
+template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH, bool TABLE>
+__device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                     TileStage<Accumulator, TABLE>& stage, int& errors) {
+    using Real = typename Accumulator::Real;
+    const int lane = threadIdx.x % 32;
+    const Real cutoff2 = pairConstants(d, Real()).cutoff2;
+#pragma unroll 4
+    for (int k = 0; k < 32; k++) {
+        int j = lane + k;   // partner (lane + k) mod 32's entry
+        auto other = stage.positions[j];
+        auto delta = narumiDifference(atom.position, other);
+        if (minimumImage)
+            delta = narumiMinimumImage(delta, narumiLattice(d.box, Real()));
+        Real r2 = narumiSquaredLength(delta);
+        if (r2 < cutoff2) {
+            Real pairEnergy, dEdrOverR;
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[j],
+                                                           TABLE ? stage.tableRows[j] : 0, delta, r2, pairEnergy, dEdrOverR);
+            bool small = smallPairForce<COULOMB>(d, force, dEdrOverR);
+            if (!droppedPair<COULOMB>(d, small, dEdrOverR, atom.slot, stage.posqIndices[j & 31])) {
+                addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerXY[j], stage.partnerZ[j], force, small, d.sums, stage.posqIndices[j & 31],
+                             errors);
+                if (computeEnergy)
+                    energy.add(pairEnergy);
+            }
+        }
+        __syncwarp();
+    }
+}
+
+/**
+ * One tile for one warp: every lane's atom i of block I against 32 other atoms (otherSlot of each lane; -1: none),
+ * staged in shared memory.  The diagonal tile (I with itself) is computed from both sides of each pair; a cross
+ * tile once per pair, with the partners' sums merged into the global sums at its end.  In a periodic box the
+ * minimum-image arithmetic is skipped for a tile whose staged atoms all lie, along every axis, within 0.49 box
+ * lengths of every point of I's bounding box: no displacement of the tile needs an image shift.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+__device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool diagonal, AtomSums<Accumulator>& atom,
+                               Accumulator& energy, TileStage<Accumulator, TABLE>& stage, int& errors) {
+    using Real = typename Accumulator::Real;
+    const int lane = threadIdx.x % 32;
+    // A missing atom sits at NaN: its r^2 < cutoff^2 test fails, so the pair loops need no test of the slot.
+    auto position = otherSlot >= 0 ? slotPosition(d, otherSlot, Real()) : missingAtom<Real>();
+    int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
+    __syncwarp();
+    auto lennardJones = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
+    stage.posqIndices[lane] = posqIndex;
+    int tableRow = (TABLE && otherSlot >= 0) ? slotTableRow(d, otherSlot) : 0;
+    for (int half = 0; half < 64; half += 32) {
+        stage.positions[lane + half] = position;
+        stage.lennardJones[lane + half] = lennardJones;
+        if (TABLE)
+            stage.tableRows[TABLE ? lane + half : 0] = tableRow;
+        for (int c = 0; c < 3; c++)
+            stage.partnerSum(c, lane + half) = Accumulator::partnerZero();
+    }
+    __syncwarp();
+    bool needsImages = false;
+    if (d.box.periodic) {
+        const float4& c = atom.blockCenter;
+        const float4& h = atom.blockHalfExtents;
+        bool inside = otherSlot < 0 || (fabsf((float) position.x - c.x) + h.x < 0.49f * d.box.size.x &&
+                                        fabsf((float) position.y - c.y) + h.y < 0.49f * d.box.size.y &&
+                                        fabsf((float) position.z - c.z) + h.z < 0.49f * d.box.size.z);
+        needsImages = !__all_sync(FULL_MASK, inside);
+    }
+    if (diagonal) {
+        if (needsImages)
+            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH, TABLE>(d, atom, energy, stage);
+        else
+            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH, TABLE>(d, atom, energy, stage);
+    }
+    else {
+        if (needsImages)
+            accumulateCrossPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH, TABLE>(d, atom, energy, stage, errors);
+        else
+            accumulateCrossPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH, TABLE>(d, atom, energy, stage, errors);
+        if (otherSlot >= 0)
+            for (int c = 0; c < 3; c++)
+                Accumulator::flushPartner(stage.partnerSum(c, lane), stage.partnerSum(c, lane + 32), d.sums, posqIndex, c, errors);
+    }
+    // At most 32 additions per tile, within NARUMI_CARRY_INTERVAL.
+    atom.fx.carry();
+    atom.fy.carry();
+    atom.fz.carry();
+    if (computeEnergy)
+        energy.carry();
+}
+
+/** The block whose segment holds tile t of the list: the last I with tileOffsets[I] <= t (blocks may list none). */
+__device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
+    int low = 0, high = d.numBlocks;  // tileOffsets[low] <= t < tileOffsets[high]
+    while (high - low > 1) {
+        int middle = (low + high) / 2;
+        if (d.tileOffsets[middle] <= t)
+            low = middle;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/**
+ * A block whose tiles did not all fit into the list, computed whole by one warp: against itself and every later block
+ * near it (the same half-list rule as the list, on the current bounds with the list's padded cutoff).
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+__device__ void accumulateOverflowBlock(const NarumiNonbondedData& d, int blockI, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                        TileStage<Accumulator, TABLE>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    atom.template load<TABLE>(d, blockI * 32 + lane);
+    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
+        int blockJ = first + lane;
+        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
+        while (mask != 0) {
+            int tileBlock = first + __ffs(mask) - 1;
+            mask &= mask - 1;
+            int slot = tileBlock * 32 + lane;
+            accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI, atom,
+                                                                               energy, stage, errors);
+        }
+    }
+    atom.flush(d);
+}
+
+/**
+ * The tiles [begin, end) of the list, in order: an atom's sums stay in registers while the tiles are its block's, and
+ * go to OpenMM's buffer at each change of block and at the end.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+__device__ void accumulateTileRun(const NarumiNonbondedData& d, int begin, int end, AtomSums<Accumulator>& atom, Accumulator& energy,
+                                  TileStage<Accumulator, TABLE>& stage, int& errors) {
+    const int lane = threadIdx.x % 32;
+    int blockI = blockOfTile(d, begin);
+    atom.template load<TABLE>(d, blockI * 32 + lane);
+    for (int t = begin; t < end; t++) {
+        if (t >= d.tileOffsets[blockI + 1]) {
+            atom.flush(d);
+            while (t >= d.tileOffsets[blockI + 1])
+                blockI++;
+            atom.template load<TABLE>(d, blockI * 32 + lane);
+        }
+        int tileOfBlock = t - d.tileOffsets[blockI];
+        long long entry = 32LL * ((long long) blockI * d.tilesPerBlockCapacity + tileOfBlock) + lane;
+        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, d.tileAtoms[entry], tileOfBlock == 0, atom, energy, stage, errors);
+    }
+    atom.flush(d);
+}
+
+/** Tiles a warp takes at a time from a long list (at least TILES_PER_WARP_FOR_LONG_CHUNKS per warp), else one. */
+constexpr int TILES_PER_LONG_CHUNK = 4;
+constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
+
+/**
+ * With the exact sums (Narumi, FixedPoint64) the warps take the list in chunks of consecutive tiles, the next free
+ * chunk each (a counter in the status words, cleared by finishEnergy): tiles differ in cost, and a fixed share per
+ * warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on DHFR).  A long list
+ * goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of its block; a shorter
+ * one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point methods, whose sums
+ * depend on their order (the accuracy study compares them run for run), give each warp one contiguous run fixed in
+ * advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share out the blocks the list had no
+ * room for (none once the host has grown it: no launch of their own).  One copy per Coulomb form and switching
+ * (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
+    __shared__ TileStage<Accumulator, TABLE> stages[WARPS_PER_BLOCK];
+    int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
+    // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
+    int firstTile = d.tileOffsets[d.shareBlockBegin], numTiles = d.tileOffsets[d.shareBlockEnd] - firstTile;
+    int numOverflowBlocks = d.status->overflowListCount;
+    AtomSums<Accumulator> atom;
+    Accumulator energy;
+    energy.zero();
+    int errors = 0;
+    if (Accumulator::exact && d.tileChunks) {
+        const int tilesPerChunk = numTiles >= TILES_PER_WARP_FOR_LONG_CHUNKS * numWarps ? TILES_PER_LONG_CHUNK : 1;
+        int numChunks = (numTiles + tilesPerChunk - 1) / tilesPerChunk;
+        bool tookAny = false;
+        while (true) {
+            int chunk = 0;
+            if (lane == 0)
+                chunk = atomicAdd(&d.status->tileChunksTaken, 1);
+            chunk = __shfl_sync(FULL_MASK, chunk, 0);
+            if (chunk >= numChunks)
+                break;
+            tookAny = true;
+            int begin = firstTile + chunk * tilesPerChunk;
+            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, begin, min(begin + tilesPerChunk, firstTile + numTiles),
+                                                                                  atom, energy, stages[warpInBlock], errors);
+        }
+        if (!tookAny && warp >= numOverflowBlocks)
+            return;  // uniform across the warp: nothing to add
+    }
+    else {
+        int perWarp = (numTiles + numWarps - 1) / numWarps;
+        int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
+        if (begin >= end && warp >= numOverflowBlocks)
+            return;  // uniform across the warp
+        if (begin < end)
+            accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, begin, end, atom, energy, stages[warpInBlock], errors);
+    }
+    for (int k = warp; k < numOverflowBlocks; k += numWarps) {
+        int blockI = d.overflowBlocks[k];
+        if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd)
+            accumulateOverflowBlock<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, blockI, atom, energy, stages[warpInBlock], errors);
+    }
+    if (computeEnergy)
+        energy.flushEnergy(d.sums);
+    if (errors != 0)
+        atomicOr(d.sums.errorFlags, errors);
+}
+
+template <class Accumulator, bool computeEnergy, int COULOMB, bool TABLE>
+void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
+    if (d.pair.useSwitch)
+        computeTiles<Accumulator, computeEnergy, COULOMB, 1, TABLE>
+            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 1, TABLE>, THREADS>(), THREADS, 0, stream>>>(d);
+    else
+        computeTiles<Accumulator, computeEnergy, COULOMB, 0, TABLE>
+            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 0, TABLE>, THREADS>(), THREADS, 0, stream>>>(d);
+}
+
+/** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */
+template <class Accumulator, bool computeEnergy, bool TABLE>
+void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+    switch (d.pair.coulombKind) {
+    case NARUMI_COULOMB_NONE:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_NONE, TABLE>(d, stream);
+        break;
+    case NARUMI_COULOMB_PLAIN:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN, TABLE>(d, stream);
+        break;
+    case NARUMI_COULOMB_REACTION_FIELD:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD, TABLE>(d, stream);
+        break;
+    default:
+        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED, TABLE>(d, stream);
+    }
+}
+
+/**
+ * computeTiles for every accumulation method (per-particle Lennard-Jones, TABLE false) or for the force's methods
+ * (type tables: the diagnostics' float-pair methods C-E are refused by the host), each in its own translation unit so
+ * that the two sets compile in parallel.
+ */
+template <bool TABLE>
+void launchComputeTilesForMethod(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+    narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, data.narumiSumsInDouble != 0, [&](auto tag) {
+        using Accumulator = typename decltype(tag)::type;
+        if constexpr (!TABLE || !narumiStudyOnly<Accumulator>) {
+            if (includeEnergy)
+                launchComputeTiles<Accumulator, true, TABLE>(data, stream);
+            else
+                launchComputeTiles<Accumulator, false, TABLE>(data, stream);
+        }
+    });
+}
+
+} // namespace
+
+} // namespace OpenMMNarumi
+
+#endif // NARUMI_COMPUTE_TILES_CUH_

@@ -1,0 +1,110 @@
+/**
+ * NarumiNonbondedForce's GROMACS conventions on OpenMM's CUDA platform (Lennard-Jones type tables with NBFIX semantics,
+ * Lennard-Jones potential shift, the Coulomb dielectric, an infinite reaction-field dielectric, GROMACS's reaction field
+ * with the terms of excluded charges): against the oracle of tests/cpp/NarumiGromacsConventionsTests.h (the same physics
+ * in OpenMM's custom forces on the Reference platform) at single precision's grade in single and mixed precision and
+ * double's in double, with both exact accumulations, whose excluded pairs must still cancel exactly.  The shared suite's
+ * analytic two-particle checks hold the double-precision platforms to 1e-13 and are not instantiated here.  Every test
+ * skips (never passes) where OpenMM's CUDA platform or a GPU is missing.
+ */
+
+#include "NarumiDiagnosticsSetting.h"
+#include "NarumiGromacsConventionsTests.h"
+#include <cstdint>
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiGromacsConventionsTest);
+
+namespace {
+
+EnergyAndForces evaluateOnCuda(const System& system, const vector<Vec3>& positions, const string& precision) {
+    VerletIntegrator integrator(0.001);
+    Context context(system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", precision}});
+    context.setPositions(positions);
+    return energyAndForces(context);
+}
+
+/** The forces in OpenMM's 64-bit fixed point, where the CUDA platform sums them: their sum must be exactly zero. */
+::testing::AssertionResult netForceIsExactlyZero(const EnergyAndForces& result) {
+    for (int c = 0; c < 3; c++) {
+        int64_t net = 0;
+        for (const Vec3& f : result.forces)
+            net += (int64_t) llround(f[c] * 4294967296.0);
+        if (net != 0)
+            return ::testing::AssertionFailure() << "component " << c << " sums to " << net << " * 2^-32";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+TEST(CudaNarumiGromacsConventions, EachConventionAndAllTogetherMatchTheOracle) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem solvated = solvatedMoleculeInCube();
+    TypeTable table = solvatedMoleculeTypes(solvated);
+    Conventions types, shift, gromacs, dielectric, all;
+    types.types = true;
+    shift.potentialShift = true;
+    gromacs.gromacsReactionField = true;
+    dielectric.coulombDielectric = 15;
+    all.types = all.potentialShift = all.gromacsReactionField = true;
+    all.coulombDielectric = 15;
+    const pair<const char*, Conventions> cases[] = {{"types", types}, {"potential shift", shift}, {"GROMACS reaction field", gromacs},
+                                                    {"Coulomb dielectric 15", dielectric}, {"all", all}};
+    for (double reactionFieldDielectric : {78.3, INFINITE})
+        for (const auto& testCase : cases) {
+            NonbondedSettings settings = periodicReactionField(1.0, reactionFieldDielectric);
+            EnergyAndForces oracle = evaluate(*conventionsOracle(solvated, settings, table, testCase.second), solvated.positions, "Reference");
+            for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64})
+                for (string precision : {"single", "mixed", "double"}) {
+                    string context = string(testCase.first) + ", eps_rf " + to_string(reactionFieldDielectric) + ", accumulation " +
+                                     to_string(accumulation) + ", " + precision;
+                    Narumi* force = makeConventionsForce(solvated, settings, table, testCase.second);
+                    force->setAccumulationMethod(accumulation);
+                    auto system = makeSystem(solvated, {force});
+                    EnergyAndForces cuda = evaluateOnCuda(*system, solvated.positions, precision);
+                    EXPECT_TRUE(agree(cuda, oracle, precision == "double" ? 1e-8 : 1e-5)) << context;
+                    EXPECT_TRUE(netForceIsExactlyZero(cuda)) << context;
+                }
+        }
+}
+
+TEST(CudaNarumiGromacsConventions, TypesGivenByAnUpdateAreComputed) {
+    SKIP_WITHOUT_CUDA();
+    // No particle is typed when the Context is made (no table on the GPU); the update types them all.
+    TestSystem solvated = solvatedMoleculeInCube();
+    TypeTable table = solvatedMoleculeTypes(solvated);
+    NonbondedSettings settings = periodicReactionField(1.0, INFINITE);
+    Conventions all;
+    all.types = all.potentialShift = all.gromacsReactionField = true;
+    all.coulombDielectric = 15;
+    Narumi* force = makeConventionsForce(solvated, settings, table, all);
+    vector<int> types(solvated.size());
+    for (int i = 0; i < solvated.size(); i++) {
+        types[i] = force->getParticleLennardJonesType(i);
+        force->setParticleLennardJonesType(i, -1);
+    }
+    auto system = makeSystem(solvated, {force});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "mixed"}});
+    context.setPositions(solvated.positions);
+    double untyped = energyAndForces(context).energy;
+    for (int i = 0; i < solvated.size(); i++)
+        force->setParticleLennardJonesType(i, types[i]);
+    force->updateParametersInContext(context);
+    EnergyAndForces updated = energyAndForces(context);
+    EXPECT_GT(fabs(updated.energy - untyped), 1.0) << "the update changed nothing";
+    EXPECT_TRUE(agree(updated, evaluate(*conventionsOracle(solvated, settings, table, all), solvated.positions, "Reference"), 1e-5));
+    EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
+}
+
+TEST(CudaNarumiGromacsConventions, TheAccuracyStudysMethodsRefuseTypes) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBox(cubicBox(2.2), 8);
+    Narumi* force = makeNarumiForce(water, periodicReactionField(1.0, 78.3));
+    force->setParticleLennardJonesType(5, 2);
+    auto system = makeSystem(water, {force});
+    DiagnosticsSetting diagnostics("accumulation=Nitadori");
+    VerletIntegrator integrator(0.001);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING({ Context context(*system, integrator, Platform::getPlatformByName("CUDA")); },
+                                       "does not take Lennard-Jones types (particle 5 has type 2)");
+}
+
+} // namespace
