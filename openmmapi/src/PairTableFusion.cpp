@@ -125,7 +125,7 @@ NarumiNonbondedForce* OpenMMNarumi::fusePairTableForces(const System& system, co
     const CustomNonbondedForce& table = dynamic_cast<const CustomNonbondedForce&>(system.getForce(set.pairTable));
     const string where = describe(system, set.pairTable), nonbondedName = describe(system, set.nonbonded);
     stringstream msg;
-    msg.precision(17);
+    msg.precision(15);
 
     // The force must be exactly what the loaders write: one expression, one per-particle type, two tables.
     if (normalised(table.getEnergyFunction()) != PAIR_TABLE_EXPRESSION)
@@ -358,7 +358,7 @@ void OpenMMNarumi::checkFusedForce(const System& system, const PairTableForceSet
     if (energyAgrees && forcesAgree && longRangeAgrees)
         return;
     stringstream msg;
-    msg.precision(17);
+    msg.precision(15);
     msg << "replaceNonbondedForces: the fused NarumiNonbondedForce does not reproduce the forces it would replace on the "
            "Reference platform at the positions given, so the System is left unchanged: energy without the long-range "
            "correction " << energy << " kJ/mol against " << expected << " (difference " << energy - expected
@@ -366,5 +366,7 @@ void OpenMMNarumi::checkFusedForce(const System& system, const PairTableForceSet
         << (forceNorm > 0 ? forceDifference / forceNorm : forceDifference) << " (tolerance " << RELATIVE_TOLERANCE
         << "), long-range correction " << longRangeEnergy << " kJ/mol against " << expectedLongRange << " (relative tolerance "
         << LONG_RANGE_TOLERANCE << ")";
+    if (!isfinite(expected) || !isfinite(energy))
+        msg << "; the energy is not finite at these positions (do particles overlap?)";
     throw OpenMMException(msg.str());
 }
