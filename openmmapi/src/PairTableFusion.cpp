@@ -335,11 +335,11 @@ void OpenMMNarumi::checkFusedForce(const System& system, const PairTableForceSet
     replacedContext.setPositions(positions);
     replacingContext->setPositions(positions);
 
+    // The table force (the slow one on Reference) is evaluated once without and once with its long-range correction.
     vector<Vec3> expectedForces, forces;
-    double parts[3];
-    for (int group = 0; group < 3; group++)
-        parts[group] = evaluate(replacedContext, 1 << group);
     double expected = evaluate(replacedContext, 7, &expectedForces);
+    double parts[3] = {evaluate(replacedContext, 1 << 0), 0, (set.pairs14 >= 0 ? evaluate(replacedContext, 1 << 2) : 0)};
+    parts[1] = expected - parts[0] - parts[2];
     double energy = evaluate(*replacingContext, 1, &forces);
     double expectedLongRange = (longRange ? evaluate(replacedContext, 1 << 3) - parts[1] : 0);
     double longRangeEnergy = (longRange ? evaluate(*replacingContext, 1 << 1) - energy : 0);
