@@ -49,7 +49,8 @@ string describe(const System& system, int index) {
 }
 
 [[noreturn]] void refuse(const string& why) {
-    throw OpenMMException("replaceNonbondedForces cannot fuse OpenMM's pair-table forces into one NarumiNonbondedForce: " + why);
+    throw OpenMMException("replaceNonbondedForces cannot fuse OpenMM's pair-table forces into one NarumiNonbondedForce: " + why +
+                          " (to keep them apart, replace the NonbondedForce by createNarumiNonbondedForce yourself)");
 }
 
 bool isPairTableForce(const CustomNonbondedForce& force) {
