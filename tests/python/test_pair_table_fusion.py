@@ -173,13 +173,14 @@ def test_gromacs_without_nonbond_params_is_copied_not_fused(tmp_path):
     assert energy == pytest.approx(expected, rel=1e-9) and relative_rms(forces, expected_forces) < 1e-9
 
 
-@pytest.fixture(scope="module")
-def martini(data_dir, tmp_path_factory):
-    """simple_lipid through GromacsTopFile (copies with the [ defaults ] workaround of data/martini/README.md)."""
-    folder = os.path.join(data_dir, "martini", "simple_lipid")
+@pytest.fixture(scope="module", params=["simple_lipid", "complex_lipid"])
+def martini(request, data_dir, tmp_path_factory):
+    """A Martini bilayer through GromacsTopFile (copies with the [ defaults ] workaround of data/martini/README.md);
+    complex_lipid has virtual sites."""
+    folder = os.path.join(data_dir, "martini", request.param)
     if not os.path.isdir(folder):
         pytest.skip(f"{folder} is absent (pytest --data-dir)")
-    work = str(tmp_path_factory.mktemp("simple_lipid"))
+    work = str(tmp_path_factory.mktemp(request.param))
     for name in os.listdir(folder):
         if name.endswith((".top", ".itp", ".gro")):
             with open(os.path.join(folder, name)) as source:
