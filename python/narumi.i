@@ -96,6 +96,19 @@ import openmm
 import openmm.unit as unit
 %}
 %pythoncode %{
+def _nanometers(positions):
+    """Positions (a Quantity, or nm in a sequence or NumPy array, each row a Vec3, tuple or Quantity) as a list of
+    (x, y, z) floats in nm."""
+    if unit.is_quantity(positions):
+        positions = positions.value_in_unit(unit.nanometer)
+    rows = []
+    for row in positions:
+        if unit.is_quantity(row):
+            row = row.value_in_unit(unit.nanometer)
+        rows.append(tuple(float(x.value_in_unit(unit.nanometer) if unit.is_quantity(x) else x) for x in row))
+    return rows
+
+
 def _bondPairs(bonds):
     """Any sequence of index pairs (tuples, lists, rows of a NumPy array, BondPair) as tuples of two ints."""
     pairs = []
@@ -177,6 +190,34 @@ NARUMI_FORCE_IN_PYTHON(RDFSampler, "an")
 %include "NarumiNonbondedForce.h"
 
 %newobject OpenMMNarumi::createNarumiNonbondedForce;
+// Positions as OpenMM's Context.setPositions takes them (a Quantity, or nm in a list or NumPy array): _nanometers
+// makes them a list of (x, y, z) floats in nm, which this typemap reads.
+%typemap(in) const std::vector<OpenMM::Vec3>& positions (std::vector<OpenMM::Vec3> converted) {
+    PyObject* rows = PySequence_Fast($input, "positions must be a sequence of (x, y, z)");
+    if (rows == NULL)
+        SWIG_fail;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(rows);
+    converted.resize(count);
+    for (Py_ssize_t i = 0; i < count && !PyErr_Occurred(); i++) {
+        PyObject* row = PySequence_Fast(PySequence_Fast_GET_ITEM(rows, i), "each position must be a sequence (x, y, z)");
+        if (row != NULL && PySequence_Fast_GET_SIZE(row) != 3)
+            PyErr_Format(PyExc_ValueError, "position %zd has %zd coordinates, not 3", i, PySequence_Fast_GET_SIZE(row));
+        for (int k = 0; row != NULL && k < 3 && !PyErr_Occurred(); k++)
+            converted[i][k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, k));
+        Py_XDECREF(row);
+    }
+    Py_DECREF(rows);
+    if (PyErr_Occurred())
+        SWIG_fail;
+    $1 = &converted;
+}
+%typemap(typecheck, precedence=SWIG_TYPECHECK_DOUBLE_ARRAY) const std::vector<OpenMM::Vec3>& positions {
+    $1 = PySequence_Check($input) ? 1 : 0;
+}
+%pythonprepend OpenMMNarumi::replaceNonbondedForces %{
+    if len(args) > 1:
+        args = (args[0], _nanometers(args[1])) + args[2:]
+%}
 %include "NonbondedForceConversion.h"
 
 %feature("kwargs") OpenMMNarumi::RDFSampler::RDFSampler;

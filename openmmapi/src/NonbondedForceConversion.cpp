@@ -1,6 +1,8 @@
 #include "NonbondedForceConversion.h"
+#include "PairTableFusion.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/serialization/XmlSerializer.h"
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -56,16 +58,37 @@ NarumiNonbondedForce* OpenMMNarumi::createNarumiNonbondedForce(const NonbondedFo
     return force.release();
 }
 
-int OpenMMNarumi::replaceNonbondedForces(System& system) {
-    // Each replacement takes its NonbondedForce's index: the System can only append, so the forces from the first
-    // NonbondedForce on are rebuilt in order, the others as XmlSerializer copies.  Everything is converted and copied
-    // before the System is touched, so a refusal leaves it unchanged.
+namespace {
+
+int replace(System& system, const vector<Vec3>* positions) {
+    // A pair-table set becomes one fused force at the index of its first force; every other NonbondedForce its
+    // converted self at its index.  The System can only append, so the forces from the first one replaced on are
+    // rebuilt in order, the others as XmlSerializer copies.  Everything is converted, checked and copied before the
+    // System is touched, so a refusal leaves it unchanged.
+    PairTableForceSet set = findPairTableForces(system);
+    unique_ptr<NarumiNonbondedForce> fused;
+    if (set.found()) {
+        fused.reset(fusePairTableForces(system, set));
+        if (positions == nullptr)
+            throw OpenMMException("replaceNonbondedForces: the System's " + system.getForce(set.pairTable).getName() +
+                                  " (force " + to_string(set.pairTable) + ") and NonbondedForce can be fused into one "
+                                  "NarumiNonbondedForce only after a check of their energy and forces; pass positions: "
+                                  "replaceNonbondedForces(system, positions)");
+        checkFusedForce(system, set, *fused, *positions);
+    }
     int first = -1, replaced = 0;
     vector<unique_ptr<Force> > rebuilt;
     for (int i = 0; i < system.getNumForces(); i++) {
         const Force& force = system.getForce(i);
         const NonbondedForce* nonbonded = dynamic_cast<const NonbondedForce*>(&force);
-        if (nonbonded != nullptr) {
+        if (set.contains(i)) {
+            first = (first < 0 ? i : first);
+            if (fused) {
+                rebuilt.emplace_back(fused.release());
+                replaced++;
+            }
+        }
+        else if (nonbonded != nullptr) {
             first = (first < 0 ? i : first);
             rebuilt.emplace_back(createNarumiNonbondedForce(*nonbonded));
             replaced++;
@@ -78,4 +101,23 @@ int OpenMMNarumi::replaceNonbondedForces(System& system) {
     for (auto& force : rebuilt)
         system.addForce(force.release());
     return replaced;
+}
+
+} // namespace
+
+int OpenMMNarumi::replaceNonbondedForces(System& system) {
+    return replace(system, nullptr);
+}
+
+int OpenMMNarumi::replaceNonbondedForces(System& system, const vector<Vec3>& positions) {
+    if ((int) positions.size() != system.getNumParticles())
+        throw OpenMMException("replaceNonbondedForces: " + to_string(positions.size()) + " positions for a System of " +
+                              to_string(system.getNumParticles()) + " particles");
+    for (size_t i = 0; i < positions.size(); i++)
+        if (!isfinite(positions[i][0]) || !isfinite(positions[i][1]) || !isfinite(positions[i][2])) {
+            stringstream msg;
+            msg << "replaceNonbondedForces: the position of particle " << i << " is not finite: " << positions[i];
+            throw OpenMMException(msg.str());
+        }
+    return replace(system, &positions);
 }

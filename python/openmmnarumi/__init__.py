@@ -4,6 +4,7 @@ Importing this package loads the plugin's kernels into OpenMM (no environment va
 
     import openmmnarumi
     openmmnarumi.replaceNonbondedForces(system)   # switch an existing cutoff/reaction-field System over
+    openmmnarumi.replaceNonbondedForces(system, positions)   # also fuses GromacsTopFile/CHARMM/Amber NBFIX tables
 
 The analysis packages: openmmnarumi.rdf, openmmnarumi.potentialmap, openmmnarumi.hcp.  The Python API follows
 OpenMM's naming (CapWords classes, camelCase functions, methods and keyword arguments): docs/python-api.md.

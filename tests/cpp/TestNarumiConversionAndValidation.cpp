@@ -5,8 +5,11 @@
 
 #include "NarumiTestSystems.h"
 #include "NonbondedForceConversion.h"
+#include "openmm/CustomBondForce.h"
+#include "openmm/CustomNonbondedForce.h"
 #include "openmm/HarmonicBondForce.h"
 #include "openmm/serialization/XmlSerializer.h"
+#include <algorithm>
 #include <limits>
 
 using namespace OpenMMNarumi;
@@ -167,6 +170,85 @@ TEST(Converter, RefusesGlobalParametersAndParameterOffsets) {
     NonbondedForce withGlobal;
     withGlobal.addGlobalParameter("lambda", 1.0);
     EXPECT_OPENMM_EXCEPTION_CONTAINING(createNarumiNonbondedForce(withGlobal), "global parameters");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pair-table fusion: replaceNonbondedForces(system, positions) (the loaders' systems themselves: test_pair_table_fusion.py)
+
+/**
+ * GromacsTopFile's set for a charged Lennard-Jones fluid: a NonbondedForce with the charges and epsilon 0, a
+ * CustomNonbondedForce with the fluid's four types in tables acoef = sqrt(C12), bcoef = C6 (Lorentz-Berthelot, one
+ * pair overridden), a 1-4 pair in the CustomBondForce -C/r^6+A/r^12, an excluded pair, and a bond force after them.
+ */
+unique_ptr<System> pairTableSystem(const TestSystem& fluid) {
+    const double typeSigma[4] = {0.25, 0.30, 0.35, 0.40}, typeEpsilon[4] = {0.3, 0.5, 0.8, 1.2};
+    auto nonbonded = new NonbondedForce();
+    auto table = new CustomNonbondedForce("(a/r6)^2-b/r6; r6=r^6; a=acoef(type1, type2); b=bcoef(type1, type2)");
+    auto pairs = new CustomBondForce("-C/r^6+A/r^12");
+    vector<double> acoef(16), bcoef(16);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double sigma = 0.5 * (typeSigma[i] + typeSigma[j]), epsilon = sqrt(typeEpsilon[i] * typeEpsilon[j]);
+            if (min(i, j) == 1 && max(i, j) == 3)
+                epsilon *= 0.3; // an NBFIX entry
+            acoef[i + 4 * j] = sqrt(4 * epsilon * pow(sigma, 12));
+            bcoef[i + 4 * j] = 4 * epsilon * pow(sigma, 6);
+        }
+    table->addTabulatedFunction("acoef", new Discrete2DFunction(4, 4, acoef));
+    table->addTabulatedFunction("bcoef", new Discrete2DFunction(4, 4, bcoef));
+    table->addPerParticleParameter("type");
+    for (int i = 0; i < fluid.size(); i++) {
+        nonbonded->addParticle(fluid.charges[i], 1.0, 0.0);
+        table->addParticle({(double) (find(typeSigma, typeSigma + 4, fluid.sigmas[i]) - typeSigma)});
+    }
+    nonbonded->addException(0, 1, 0.0, 1.0, 0.0);
+    nonbonded->addException(2, 3, 0.5 * fluid.charges[2] * fluid.charges[3], 1.0, 0.0);
+    pairs->addPerBondParameter("C");
+    pairs->addPerBondParameter("A");
+    pairs->addBond(2, 3, {0.004, 5e-6});
+    table->addExclusion(0, 1);
+    table->addExclusion(2, 3);
+    nonbonded->setNonbondedMethod(NonbondedForce::CutoffPeriodic);
+    table->setNonbondedMethod(CustomNonbondedForce::CutoffPeriodic);
+    nonbonded->setCutoffDistance(1.0);
+    table->setCutoffDistance(1.0);
+    auto bonds = new HarmonicBondForce();
+    bonds->addBond(4, 5, 0.3, 1000);
+    return makeSystem(fluid, {nonbonded, table, pairs, bonds});
+}
+
+string systemXml(const System& system) {
+    stringstream xml;
+    XmlSerializer::serialize<System>(&system, "System", xml);
+    return xml.str();
+}
+
+TEST(PairTableFusion, FusedForceGivesTheReplacedForcesEnergyAndForces) {
+    TestSystem fluid = chargedLJFluid(60, 2.4, 7);
+    unique_ptr<System> system = pairTableSystem(fluid);
+    EnergyAndForces expected = evaluate(*system, fluid.positions, "Reference");
+    EXPECT_EQ(replaceNonbondedForces(*system, fluid.positions), 1);
+    ASSERT_EQ(system->getNumForces(), 2);
+    const Narumi* fused = dynamic_cast<const Narumi*>(&system->getForce(0));
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->getNumLennardJonesTypePairs(), 10);
+    EXPECT_NE(dynamic_cast<const HarmonicBondForce*>(&system->getForce(1)), nullptr);
+    // OpenMM integrates the table force's long-range correction numerically, to about 1e-5 of it (under 1e-7 here).
+    EXPECT_TRUE(agree(evaluate(*system, fluid.positions, "Reference"), expected, 1e-7));
+}
+
+TEST(PairTableFusion, RefusesWithoutPositionsOrWithTheWrongNumberLeavingTheSystemUnchanged) {
+    TestSystem fluid = chargedLJFluid(60, 2.4, 7);
+    unique_ptr<System> system = pairTableSystem(fluid);
+    string before = systemXml(*system);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(replaceNonbondedForces(*system), "pass positions");
+    vector<Vec3> tooFew(fluid.positions.begin(), fluid.positions.end() - 1);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(replaceNonbondedForces(*system, tooFew), "59 positions for a System of 60 particles");
+    dynamic_cast<CustomNonbondedForce&>(system->getForce(1)).setCutoffDistance(0.9);
+    string changed = systemXml(*system);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(replaceNonbondedForces(*system, fluid.positions), "one cutoff");
+    EXPECT_EQ(systemXml(*system), changed);
+    EXPECT_NE(before, changed);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
