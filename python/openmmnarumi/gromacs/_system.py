@@ -12,16 +12,16 @@ from .._units import COULOMB_CONSTANT
 #: The force group of each GROMACS energy term (the names `gmx energy` gives them); LJ (SR) and Coulomb (SR) share
 #: the NarumiNonbondedForce, in group 0.
 FORCE_GROUPS = {"LJ (SR) + Coulomb (SR)": 0, "Bond": 1, "G96Bond": 2, "Harmonic Pot.": 3, "Angle": 4,
-                "G96Angle": 5, "Restricted Angles": 6, "Proper Dih.": 7, "Per. Imp. Dih.": 8, "Improper Dih.": 9,
+                "G96Angle": 5, "Restr. Angles": 6, "Proper Dih.": 7, "Per. Imp. Dih.": 8, "Improper Dih.": 9,
                 "Ryckaert-Bell.": 10, "CBT Dih.": 11, "LJ-14": 12, "Coulomb-14": 13}
 NONBONDED_TERM = "LJ (SR) + Coulomb (SR)"
 
 # (section, function) -> (energy term, number of parameters).  Bonds of function 5 (connections) have no energy.
 BONDED_FUNCTIONS = {
     ("bonds", 1): ("Bond", 2), ("bonds", 2): ("G96Bond", 2), ("bonds", 5): (None, 0), ("bonds", 6): ("Harmonic Pot.", 2),
-    ("angles", 1): ("Angle", 2), ("angles", 2): ("G96Angle", 2), ("angles", 10): ("Restricted Angles", 2),
+    ("angles", 1): ("Angle", 2), ("angles", 2): ("G96Angle", 2), ("angles", 10): ("Restr. Angles", 2),
     ("dihedrals", 1): ("Proper Dih.", 3), ("dihedrals", 9): ("Proper Dih.", 3), ("dihedrals", 4): ("Per. Imp. Dih.", 3),
-    ("dihedrals", 2): ("Improper Dih.", 2), ("dihedrals", 3): ("Ryckaert-Bell.", 6), ("dihedrals", 11): ("CBT Dih.", 5),
+    ("dihedrals", 2): ("Improper Dih.", 2), ("dihedrals", 3): ("Ryckaert-Bell.", 6), ("dihedrals", 11): ("CBT Dih.", 6),
     ("pairs", 1): ("LJ-14", 2),
 }
 # Interactions from which grompp generates exclusions (GROMACS's chemical bonds; checked with gmx_d dump): bonds of
@@ -36,7 +36,7 @@ G96_BOND = "0.25*k*(r^2-b0^2)^2"
 G96_ANGLE = "0.5*k*(cos(theta)-cos0)^2"
 RESTRICTED_ANGLE = "0.5*k*(cos(theta)-cos0)^2/sin(theta)^2"
 HARMONIC_IMPROPER = "0.5*k*d^2; d=dp-2*pi*floor((dp+pi)/(2*pi)); dp=theta-xi0; pi=3.141592653589793"
-COMBINED_BENDING_TORSION = ("sin(t1)^3*sin(t2)^3*(a0+c*(a1+c*(a2+c*(a3+c*a4)))); c=cos(phi); "
+COMBINED_BENDING_TORSION = ("k*sin(t1)^3*sin(t2)^3*(a0+c*(a1+c*(a2+c*(a3+c*a4)))); c=cos(phi); "
                             "t1=angle(p1,p2,p3); t2=angle(p2,p3,p4); phi=dihedral(p1,p2,p3,p4)")
 LJ_14 = "c12/r^12-c6/r^6"
 COULOMB_14 = "f*qq/r"
@@ -192,13 +192,13 @@ class _BondedForces:
             return openmm.RBTorsionForce()
         if term == "CBT Dih.":
             force = openmm.CustomCompoundBondForce(4, COMBINED_BENDING_TORSION)
-            for name in ("a0", "a1", "a2", "a3", "a4"):
+            for name in ("k", "a0", "a1", "a2", "a3", "a4"):
                 force.addPerBondParameter(name)
             return force
         expression, parameters, kind = {
             "G96Bond": (G96_BOND, ("b0", "k"), openmm.CustomBondForce),
             "G96Angle": (G96_ANGLE, ("cos0", "k"), openmm.CustomAngleForce),
-            "Restricted Angles": (RESTRICTED_ANGLE, ("cos0", "k"), openmm.CustomAngleForce),
+            "Restr. Angles": (RESTRICTED_ANGLE, ("cos0", "k"), openmm.CustomAngleForce),
             "Improper Dih.": (HARMONIC_IMPROPER, ("xi0", "k"), openmm.CustomTorsionForce),
             "LJ-14": (LJ_14, ("c6", "c12"), openmm.CustomBondForce),
             "Coulomb-14": (COULOMB_14, ("qq",), openmm.CustomBondForce),
@@ -233,7 +233,7 @@ class _BondedForces:
             force.addBond(*atoms, [p[0], p[1]])
         elif term == "Angle":
             force.addAngle(*atoms, math.radians(p[0]), p[1])
-        elif term in ("G96Angle", "Restricted Angles"):
+        elif term in ("G96Angle", "Restr. Angles"):
             force.addAngle(*atoms, [math.cos(math.radians(p[0])), p[1]])
         elif term in ("Proper Dih.", "Per. Imp. Dih."):
             multiplicity = p[2]
