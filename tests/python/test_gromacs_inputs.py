@@ -145,7 +145,7 @@ def test_martini_bilayer_on_the_cpu_platform(martini_folder):
     inputs = load(folder, mdp="martini_md.mdp", gro="minimized.gro")
     with open(os.path.join(folder, "reference_energies.json")) as stored:
         reference = json.load(stored)["energies"]
-    assert energy(context(inputs, "CPU")) == pytest.approx(reference["Potential"], rel=1e-6)
+    assert energy(context(inputs, "CPU")) == pytest.approx(reference["Potential"], rel=1e-9)
 
 
 def test_define_in_the_mdp_reaches_the_topology(martini_folder, tmp_path):
@@ -371,6 +371,61 @@ def test_constraints_are_kept_as_constraints(synthetic):
     assert system.getNumConstraints() == 2 * 64
     assert [system.getConstraintParameters(k)[:2] for k in range(2)] == [[0, 5], [3, 5]]
     assert system.getParticleMass(6).value_in_unit(unit.dalton) == 0 and system.isVirtualSite(6)
+
+
+WATER_TOPOLOGY = """[ defaults ]
+1 2 no 1.0 1.0
+
+[ atomtypes ]
+OW 15.9994 0.000 A 0.315 0.63
+HW  1.008  0.000 A 0.0   0.0
+
+[ moleculetype ]
+SOL 2
+
+[ atoms ]
+1 OW 1 SOL OW  1 -0.834
+2 HW 1 SOL HW1 1  0.417
+3 HW 1 SOL HW2 1  0.417
+
+[ settles ]
+1 1 0.09572 0.15139
+{exclusions}
+[ system ]
+water
+
+[ molecules ]
+SOL 27
+"""
+
+
+@pytest.mark.parametrize("listed", [True, False], ids=["with-exclusions", "settles-alone"])
+def test_settles_are_three_constraints_and_exclude_nothing(tmp_path, listed):
+    """A settle is the three constraints of a rigid water; grompp generates no exclusions from it (water topologies
+    list theirs), so without [ exclusions ] the atoms of a water interact."""
+    gromacs.skip_unless_available()
+    rng = np.random.default_rng(3)
+    lines = ["water", "81"]
+    for molecule, cell in enumerate(np.ndindex(3, 3, 3)):
+        oxygen = (np.array(cell) + 0.5) * 1.0 + 0.1 * rng.random(3)
+        half = np.radians(104.52) / 2
+        for k, position in enumerate([oxygen, oxygen + 0.09572 * np.array([np.sin(half), np.cos(half), 0]),
+                                      oxygen + 0.09572 * np.array([-np.sin(half), np.cos(half), 0])]):
+            lines.append("%5d%-5s%5s%5d%8.3f%8.3f%8.3f" % (molecule + 1, "SOL", "OW HW1 HW2".split()[k],
+                                                           3 * molecule + k + 1, *position))
+    lines.append("%10.5f%10.5f%10.5f" % (3.0, 3.0, 3.0))
+    listing = "[ exclusions ]\n1 2 3\n2 1 3\n3 1 2\n" if listed else ""
+    write(tmp_path / "system.top", WATER_TOPOLOGY.format(exclusions=listing))
+    write(tmp_path / "conf.gro", "\n".join(lines) + "\n")
+    write(tmp_path / "run.mdp", SYNTHETIC_MDP)
+    run = gromacs.rerun(str(tmp_path))
+    inputs = load(str(tmp_path))
+    assert_matches_rerun(inputs, run)
+    assert len(exclusions(inputs)) == (3 * 27 if listed else 0)
+    system = inputs.system
+    assert system.getNumConstraints() == 3 * 27
+    assert [system.getConstraintParameters(k)[2].value_in_unit(unit.nanometer) for k in range(3)] == \
+        [0.09572, 0.09572, 0.15139]
 
 
 # ---------------------------------------------------------------------------------------------------------------------

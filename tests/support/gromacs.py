@@ -242,8 +242,9 @@ def read_model(dump):
     if missing:
         raise ValueError(f"the tpr dump has no inputrec settings {sorted(missing)}")
     start = next(i for i, line in enumerate(lines) if line.strip() == "ffparams:")
-    # Up to fudgeQQ, its last entry: wrapped parameter lines start at column 0, which ends an indented block.
-    ffparams = lines[start + 1:next(i for i in range(start, len(lines)) if lines[i].strip().startswith("fudgeQQ")) + 1]
+    # Up to reppow, which follows the last functype: wrapped parameter lines start at column 0, which would end an
+    # indented block.
+    ffparams = lines[start + 1:next(i for i in range(start, len(lines)) if lines[i].strip().startswith("reppow"))]
     ntypes = int(re.search(r"atnr=(\d+)", "\n".join(ffparams)).group(1))
     # gmx dump wraps some entries over lines and writes a parameterless one (CONNBONDS) with the next on its line.
     functypes = {int(index): (name, _numbers(text)) for index, name, text in

@@ -18,7 +18,8 @@ class GromacsInputs:
     topFile, groFile, mdpFile : str or path
         The inputs of ``gmx grompp -p topFile -c groFile -f mdpFile``.
     includeDirs : list of folders, optional
-        Searched for #include files after the including file's folder, before $GMXLIB and GROMACS's top folder.
+        Searched for #include files after the including file's folder and the .mdp's ``include`` folders, before
+        $GMXLIB and GROMACS's top folder.
     defines : dict, optional
         {name: value} defined for the topology's preprocessor, after the .mdp's ``define``; nothing else is
         defined (not FLEXIBLE).
@@ -52,7 +53,8 @@ class GromacsInputs:
                 raise FileNotFoundError(f"{path}: no such file")
         self.mdp = MdpSettings(mdpFile)
         settings = nonbondedSettings(self.mdp)
-        topology = readTopology(topFile, includeDirs, {**self.mdp.defines(), **(defines or {})})
+        topology = readTopology(topFile, self.mdp.includeDirs() + list(includeDirs or []),
+                                {**self.mdp.defines(), **(defines or {})})
         gro = app.GromacsGroFile(os.fspath(groFile))
         self.system, self.topology, self.nonbondedForce, self.forceGroups = buildSystem(
             topology, settings, NarumiNonbondedForce)

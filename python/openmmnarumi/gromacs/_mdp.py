@@ -11,7 +11,7 @@ DEFAULTS = {
     "cutoff-scheme": "Verlet", "pbc": "xyz", "periodic-molecules": "no",
     "coulombtype": "Cut-off", "coulomb-modifier": "Potential-shift-Verlet", "rcoulomb": "1", "epsilon-r": "1",
     "epsilon-rf": "0", "vdw-type": "Cut-off", "vdw-modifier": "Potential-shift-Verlet", "rvdw": "1",
-    "dispcorr": "no", "constraints": "none", "free-energy": "no", "define": "", "nwall": "0", "pull": "no",
+    "dispcorr": "no", "constraints": "none", "free-energy": "no", "define": "", "include": "", "nwall": "0", "pull": "no",
     "awh": "no", "rotation": "no", "electric-field-x": "", "electric-field-y": "", "electric-field-z": "",
 }
 
@@ -65,6 +65,15 @@ class MdpSettings(collections.abc.Mapping):
             return float(self[key])
         except ValueError:
             raise ValueError(f"{self.file}: {normalizeKey(key)} = {self[key]!r} is not a number") from None
+
+    def includeDirs(self):
+        """The folders that `include` (-I/folder ...) adds to the #include search."""
+        folders = []
+        for word in self["include"].split():
+            if not word.startswith("-I") or len(word) < 3:
+                raise ValueError(f"{self.file}: include = {self['include']!r}: {word!r} is not -I/folder")
+            folders.append(word[2:])
+        return folders
 
     def defines(self):
         """The names that `define` (-DNAME or -DNAME=value) defines for the topology: {name: value}."""
