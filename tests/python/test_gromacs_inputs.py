@@ -423,7 +423,7 @@ def test_settles_are_three_constraints_and_exclude_nothing(tmp_path, listed):
     assert_matches_rerun(inputs, run)
     assert len(exclusions(inputs)) == (3 * 27 if listed else 0)
     system = inputs.system
-    assert system.getNumConstraints() == 3 * 27
+    assert system.getNumConstraints() == 3 * 27 and inputs.topology.getNumBonds() == 2 * 27
     assert [system.getConstraintParameters(k)[2].value_in_unit(unit.nanometer) for k in range(3)] == \
         [0.09572, 0.09572, 0.15139]
 
@@ -533,7 +533,7 @@ def test_unsupported_mdp_settings_are_refused(tmp_path, setting, message):
 
 @pytest.mark.parametrize("molecule, message", [
     (WATER + "[ cmap ]\n1 1 1 1 1 1\n", r"the section \[ cmap \] is not supported"),
-    (WATER.replace("W 1\n", "W 1\n", 1) + "[ position_restraints ]\n1 1 1000 1000 1000\n",
+    (WATER + "[ position_restraints ]\n1 1 1000 1000 1000\n",
      r"the section \[ position_restraints \] is not supported"),
     ("[ moleculetype ]\nW 1\n[ atoms ]\n1 W 1 W W 1 0\n2 W 1 W W 1 0\n[ angles ]\n1 2 1 5 100 10 0.3 100\n",
      r"\[ angles \] function 5 is not supported"),
@@ -546,6 +546,8 @@ def test_unsupported_mdp_settings_are_refused(tmp_path, setting, message):
      r"atom 3 in \[ bonds \] of W, which has 2 atoms"),
     ('#include "missing.itp"\n' + WATER, r"#include 'missing.itp' not found in"),
     ("#if 1\n" + WATER + "#endif\n", r"the preprocessor directive '#if' is not supported"),
+    ("[ moleculetype ]\nW 1\n[ atoms ]\n1 W 1 W W 1 0\n2 W 1 W W 1 0\n[ virtual_sites2 ]\n2 1 1 1 0.5\n"
+     "[ bonds ]\n1 2 1 0.3 100\n", r"\[ bonds \] between virtual sites and their constructing atoms only \(1 2\)"),
     ("#ifdef A\n" + WATER, r"#ifdef or #ifndef without #endif"),
 ])
 def test_unsupported_topology_is_refused_naming_the_place(tmp_path, molecule, message):

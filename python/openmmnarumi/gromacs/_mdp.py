@@ -11,7 +11,8 @@ DEFAULTS = {
     "cutoff-scheme": "Verlet", "pbc": "xyz", "periodic-molecules": "no",
     "coulombtype": "Cut-off", "coulomb-modifier": "Potential-shift-Verlet", "rcoulomb": "1", "epsilon-r": "1",
     "epsilon-rf": "0", "vdw-type": "Cut-off", "vdw-modifier": "Potential-shift-Verlet", "rvdw": "1",
-    "dispcorr": "no", "constraints": "none", "free-energy": "no", "define": "", "include": "", "nwall": "0", "pull": "no",
+    "dispcorr": "no", "constraints": "none", "free-energy": "no", "define": "", "include": "", "nwall": "0",
+    "pull": "no",
     "awh": "no", "rotation": "no", "electric-field-x": "", "electric-field-y": "", "electric-field-z": "",
 }
 

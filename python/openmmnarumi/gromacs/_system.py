@@ -18,7 +18,8 @@ NONBONDED_TERM = "LJ (SR) + Coulomb (SR)"
 
 # (section, function) -> (energy term, number of parameters).  Bonds of function 5 (connections) have no energy.
 BONDED_FUNCTIONS = {
-    ("bonds", 1): ("Bond", 2), ("bonds", 2): ("G96Bond", 2), ("bonds", 5): (None, 0), ("bonds", 6): ("Harmonic Pot.", 2),
+    ("bonds", 1): ("Bond", 2), ("bonds", 2): ("G96Bond", 2), ("bonds", 5): (None, 0),
+    ("bonds", 6): ("Harmonic Pot.", 2),
     ("angles", 1): ("Angle", 2), ("angles", 2): ("G96Angle", 2), ("angles", 10): ("Restr. Angles", 2),
     ("dihedrals", 1): ("Proper Dih.", 3), ("dihedrals", 9): ("Proper Dih.", 3), ("dihedrals", 4): ("Per. Imp. Dih.", 3),
     ("dihedrals", 2): ("Improper Dih.", 2), ("dihedrals", 3): ("Ryckaert-Bell.", 6), ("dihedrals", 11): ("CBT Dih.", 6),
@@ -248,7 +249,7 @@ class _BondedForces:
             force.addBond(list(atoms), list(p))
 
 
-def _check_functions(molecule):
+def _checkFunctions(molecule):
     for section, interactions in molecule.sections.items():
         for interaction in interactions:
             key = (section, interaction.function)
@@ -259,47 +260,77 @@ def _check_functions(molecule):
                                  "supported")
 
 
+def _nonbondedForce(settings, narumiForceClass):
+    """A NarumiNonbondedForce with the NonbondedSettings and GROMACS's conventions, without particles."""
+    force = narumiForceClass()
+    force.setName(NONBONDED_TERM)
+    force.setForceGroup(FORCE_GROUPS[NONBONDED_TERM])
+    force.setNonbondedMethod(narumiForceClass.CutoffPeriodic)
+    force.setCutoffDistance(settings.cutoff)
+    force.setUseDispersionCorrection(False)
+    force.setExceptionsUsePeriodicBoundaryConditions(True)  # molecules may be broken across the box
+    force.setCoulombDielectric(settings.coulombDielectric)
+    force.setReactionFieldDielectric(settings.reactionFieldDielectric)
+    force.setReactionFieldConvention(narumiForceClass.GromacsReactionField)
+    if settings.lennardJonesShift:
+        force.setLennardJonesModifier(narumiForceClass.LennardJonesPotentialShift)
+    return force
+
+
+def _virtualSiteLines(molecule):
+    """{site atom: (section, interaction)} of a molecule type's virtual sites."""
+    sites = {}
+    for section in ("virtual_sites2", "virtual_sites3", "virtual_sitesn"):
+        for interaction in molecule.sections.get(section, []):
+            site = interaction.atoms[0]
+            if site in sites:
+                raise ValueError(f"{interaction.where}: atom {site + 1} of {molecule.name} is constructed twice")
+            sites[site] = (section, interaction)
+    return sites
+
+
+def _refuseBondedAmongConstructions(molecule, sites):
+    """grompp removes bonded interactions that virtual-site constructions make constant (-rmvsbds), which depends on
+    the constraints of the constructing atoms; a bonded interaction among virtual sites and their own constructing
+    atoms only is refused rather than guessed."""
+    for section in ("bonds", "angles", "dihedrals"):
+        for interaction in molecule.sections.get(section, []):
+            members = set(interaction.atoms)
+            virtual = members & set(sites)
+            if not virtual or BONDED_FUNCTIONS.get((section, interaction.function), (None,))[0] is None:
+                continue
+            constructing = {atom for site in virtual for atom in sites[site][1].atoms[1:]}
+            if members <= virtual | constructing:
+                raise ValueError(f"{interaction.where}: [ {section} ] between virtual sites and their constructing "
+                                 f"atoms only ({' '.join(str(a + 1) for a in interaction.atoms)}) is not supported: "
+                                 "grompp removes such terms where the construction makes them constant")
+
+
 def buildSystem(topology, settings, narumiForceClass):
     """(System, app.Topology, NarumiNonbondedForce, {term: force group}) of a read Topology and NonbondedSettings."""
     system = openmm.System()
     ommTopology = app.Topology()
-    nonbonded = narumiForceClass()
-    nonbonded.setName(NONBONDED_TERM)
-    nonbonded.setNonbondedMethod(narumiForceClass.CutoffPeriodic)
-    nonbonded.setCutoffDistance(settings.cutoff)
-    nonbonded.setUseDispersionCorrection(False)
-    nonbonded.setExceptionsUsePeriodicBoundaryConditions(True)
-    nonbonded.setCoulombDielectric(settings.coulombDielectric)
-    nonbonded.setReactionFieldDielectric(settings.reactionFieldDielectric)
-    nonbonded.setReactionFieldConvention(narumiForceClass.GromacsReactionField)
-    if settings.lennardJonesShift:
-        nonbonded.setLennardJonesModifier(narumiForceClass.LennardJonesPotentialShift)
-    nonbonded.setForceGroup(FORCE_GROUPS[NONBONDED_TERM])
+    nonbonded = _nonbondedForce(settings, narumiForceClass)
     ljTable = _LennardJonesTable(topology)
     bonded = _BondedForces(system, settings.coulombDielectric)
     typeIndex = {}
     charges, types = [], []
     for moleculeName, count in topology.molecules:
         molecule = topology.moleculeTypes[moleculeName]
-        _check_functions(molecule)
+        _checkFunctions(molecule)
         exclusions = _exclusions(molecule)
         masses = [atom.mass for atom in molecule.atoms]
-        sites = {}
-        for section in ("virtual_sites2", "virtual_sites3", "virtual_sitesn"):
-            for interaction in molecule.sections.get(section, []):
-                site = interaction.atoms[0]
-                if site in sites:
-                    raise ValueError(f"{interaction.where}: atom {site + 1} of {moleculeName} is constructed twice")
-                sites[site] = (section, interaction)
+        sites = _virtualSiteLines(molecule)
+        _refuseBondedAmongConstructions(molecule, sites)
         for index, atom in enumerate(molecule.atoms):
             particleType = topology.atomTypes[atom.type].particleType
             if particleType == "S" or (particleType in ("V", "D") and index not in sites):
-                raise ValueError(f"{molecule.where}: atom {index + 1} ({atom.name}) of {moleculeName} has particle type "
-                                 f"{particleType} of atom type {atom.type}: shells are not supported, and virtual sites "
-                                 "need a [ virtual_sites ] line")
+                raise ValueError(f"{molecule.where}: atom {index + 1} ({atom.name}) of {moleculeName} has particle "
+                                 f"type {particleType} of atom type {atom.type}: shells are not supported, and "
+                                 "virtual sites need a [ virtual_sites ] line")
             if atom.type not in typeIndex:
                 typeIndex[atom.type] = len(typeIndex)
-        for copy in range(count):
+        for _ in range(count):
             offset = system.getNumParticles()
             chain = ommTopology.addChain(moleculeName)
             residue, residueKey, topologyAtoms = None, None, []
@@ -323,11 +354,14 @@ def buildSystem(topology, settings, narumiForceClass):
                     key = (section, interaction.function)
                     if key in CONSTRAINT_PARAMETERS:
                         p = _parameters(interaction, section, CONSTRAINT_PARAMETERS[key])
-                        if section == "settles":
+                        if section == "settles":  # O, H, H: two O-H distances and the H-H distance
                             oxygen = atoms[0]
                             for i, j, length in ((oxygen, oxygen + 1, p[0]), (oxygen, oxygen + 2, p[0]),
                                                  (oxygen + 1, oxygen + 2, p[1])):
                                 system.addConstraint(i, j, length)
+                            first = interaction.atoms[0]
+                            for hydrogen in (first + 1, first + 2):
+                                ommTopology.addBond(topologyAtoms[first], topologyAtoms[hydrogen])
                         else:
                             system.addConstraint(*atoms, p[0])
                     elif key in BONDED_FUNCTIONS:

@@ -10,7 +10,8 @@ from ._preprocessor import preprocess
 MOLECULE_SECTIONS = {"atoms": None, "bonds": 2, "pairs": 2, "angles": 3, "dihedrals": 4, "constraints": 2,
                      "settles": 1, "exclusions": None, "virtual_sites2": 3, "virtual_sites3": 4,
                      "virtual_sitesn": None}
-# Sections outside molecule types whose lines are kept (the bonded type tables only for a clear refusal where used).
+# Sections outside molecule types (the lines of the bonded type tables are not read: interaction lines without
+# parameters are refused where the System is built).
 GLOBAL_SECTIONS = {"defaults", "atomtypes", "nonbond_params", "pairtypes", "bondtypes", "angletypes",
                    "dihedraltypes", "constrainttypes", "moleculetype", "system", "molecules"}
 
@@ -69,7 +70,6 @@ class Topology:
     atomTypes: dict = dataclasses.field(default_factory=dict)       # name -> AtomType
     nonbondParams: dict = dataclasses.field(default_factory=dict)   # (type, type) sorted -> (v, w)
     pairTypes: dict = dataclasses.field(default_factory=dict)       # (type, type) sorted -> (v, w)
-    bondedTypeSections: dict = dataclasses.field(default_factory=dict)  # section -> first line's place
     moleculeTypes: dict = dataclasses.field(default_factory=dict)   # name -> MoleculeType
     systemName: str = ""
     molecules: list = dataclasses.field(default_factory=list)       # [(molecule type name, count)]
@@ -188,8 +188,6 @@ def readTopology(path, includeDirs=None, defines=None):
                 raise ValueError(f"{line.where()}: the section [ {section} ] is not supported")
             elif molecule is not None:
                 raise ValueError(f"{line.where()}: [ {section} ] inside the molecule type {molecule.name}")
-            if section in ("bondtypes", "angletypes", "dihedraltypes", "constrainttypes"):
-                topology.bondedTypeSections.setdefault(section, line.where())
             continue
         if section is None:
             raise ValueError(f"{line.where()}: {text!r} before any section")
