@@ -5,6 +5,8 @@ exclusions (those of grompp's run input file, tests/support/gromacs.py); the pre
 refusal."""
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import openmm
@@ -578,3 +580,21 @@ def test_minimal_topology_loads(tmp_path):
     assert force.getReactionFieldConvention() == force.GromacsReactionField
     assert force.getLennardJonesModifier() == force.LennardJonesPotentialShift
     assert force.getCutoffDistance().value_in_unit(unit.nanometer) == 1.1
+
+
+def test_tiled_bilayer_matches_gmx_rerun(martini_folder, tmp_path):
+    """complex_lipid tiled 3 x 6 (198,198 beads, data/martini/tile.py) on the CPU platform: every term against gmx_d."""
+    gromacs.skip_unless_available()
+    source = martini_folder("complex_lipid")
+    folder = tmp_path / "complex_lipid_200k"
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(source), "tile.py"), source, "3", "6", str(folder)],
+                   check=True, capture_output=True)
+    run = gromacs.rerun(str(folder))
+    inputs = load(str(folder), gro="minimized.gro")
+    assert inputs.system.getNumParticles() == 198198
+    ctx = context(inputs, "CPU")
+    for term, group in inputs.forceGroups.items():
+        expected = run.energies["LJ (SR)"] + run.energies["Coulomb (SR)"] if term == NONBONDED else run.energies[term]
+        assert energy(ctx, {group}) == pytest.approx(expected, rel=1e-9), term
+    atoms = ~is_virtual_site(inputs)
+    assert relative_rms(forces(ctx)[atoms], run.forces[atoms]) < 1e-9
