@@ -14,7 +14,7 @@ import openmmnarumi
 
 #: The public modules: their __all__ is the API (docs/python-api.md), each documented in docs/api.
 PUBLIC_MODULES = ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp",
-                  "openmmnarumi.pqr", "openmmnarumi.check", "openmmnarumi.mdanalysis"]
+                  "openmmnarumi.pqr", "openmmnarumi.check", "openmmnarumi.mdanalysis", "openmmnarumi.gromacs"]
 #: SWIG's wrappers of std::pair and std::vector (narumi.i's %template): containers, not this project's API.
 SWIG_CONTAINERS = {"BondPair", "BondPairs", "IntVector", "LongLongVector", "SwigPyIterator"}
 #: pybind11 writes a signature line ("name(self: T, x: float) -> None") where a binding has no docstring.

@@ -14,9 +14,9 @@ import openmm.unit as unit
 import pytest
 
 import openmmnarumi
-from openmmnarumi import hcp, potentialmap, rdf
+from openmmnarumi import gromacs, hcp, potentialmap, rdf
 
-PACKAGES = [openmmnarumi, rdf, potentialmap, hcp]
+PACKAGES = [openmmnarumi, rdf, potentialmap, hcp, gromacs]
 PUBLIC_NAME = re.compile(r"^([A-Z][A-Za-z0-9]*|[a-z][A-Za-z0-9]*|[A-Z][A-Z0-9_]*)$")  # CapWords, camelCase, CONSTANT
 
 
@@ -266,7 +266,8 @@ def test_every_public_name_has_a_docstring():
             if not (inspect.getdoc(obj) or "").strip():
                 missing.append(name)
 
-    moduleNames = ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp"]
+    moduleNames = ["openmmnarumi", "openmmnarumi.rdf", "openmmnarumi.potentialmap", "openmmnarumi.hcp",
+                   "openmmnarumi.gromacs"]
     if importlib.util.find_spec("MDAnalysis") is not None:
         moduleNames.append("openmmnarumi.mdanalysis")  # MDAnalysis' naming, but help() shows everything
     for moduleName in moduleNames:

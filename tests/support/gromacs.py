@@ -242,13 +242,13 @@ def read_model(dump):
     if missing:
         raise ValueError(f"the tpr dump has no inputrec settings {sorted(missing)}")
     start = next(i for i, line in enumerate(lines) if line.strip() == "ffparams:")
-    ffparams = _indented_block(lines, start)
+    # Up to reppow, which follows the last functype: wrapped parameter lines start at column 0, which would end an
+    # indented block.
+    ffparams = lines[start + 1:next(i for i in range(start, len(lines)) if lines[i].strip().startswith("reppow"))]
     ntypes = int(re.search(r"atnr=(\d+)", "\n".join(ffparams)).group(1))
-    functypes = {}
-    for line in ffparams:
-        match = re.match(r"\s+functype\[(\d+)\]=(\w+), (.*)$", line)
-        if match:
-            functypes[int(match.group(1))] = (match.group(2), _numbers(match.group(3)))
+    # gmx dump wraps some entries over lines and writes a parameterless one (CONNBONDS) with the next on its line.
+    functypes = {int(index): (name, _numbers(text)) for index, name, text in
+                 re.findall(r"functype\[(\d+)\]=(\w+),(.*?)(?=functype\[|\Z)", "\n".join(ffparams), re.S)}
     pair_types = [functypes[k] for k in range(ntypes * ntypes)]
     if any(name != "LJ_SR" for name, _ in pair_types):
         raise NotImplementedError(f"nonbonded pair types {sorted({n for n, _ in pair_types})}: only LJ_SR is read")
@@ -276,7 +276,8 @@ def read_model(dump):
         exclusions += [(molecule["exclusions"][None] + shifts[:, None, None]).reshape(-1, 2)]
         for name, (atoms, params) in molecule["interactions"].items():
             interactions.setdefault(name, []).append(
-                ((atoms[None] + shifts[:, None, None]).reshape(-1, atoms.shape[1]), np.tile(params, (count, 1))))
+                ((atoms[None] + shifts[:, None, None]).reshape(-1, atoms.shape[1]),
+                 np.tile(params, (count, 1)) if params.ndim == 2 else np.tile(params, count)))
         offset += size * count
     natoms = int(re.search(r"^   #atoms\s+= (\d+)", dump, re.M).group(1))
     if offset != natoms:
@@ -308,5 +309,14 @@ def _read_moltype(block, functypes):
     return {"charges": np.array([float(q) for _, _, q in atoms]), "types": np.array([int(t) for t, _, _ in atoms]),
             "virtual": np.array([p == "VSite" for _, p, _ in atoms]),
             "exclusions": np.array(exclusions, dtype=int).reshape(-1, 2),
-            "interactions": {name: (np.array([a for a, _ in entries]), np.array([p for _, p in entries]))
+            "interactions": {name: (np.array([a for a, _ in entries]), _rows([p for _, p in entries]))
                              for name, entries in interactions.items()}}
+
+
+def _rows(parameters):
+    """Parameter rows as a 2-D array, or a 1-D array of lists where their lengths differ (VSITEN: n and a weight)."""
+    if len({len(p) for p in parameters}) == 1:
+        return np.array(parameters)
+    rows = np.empty(len(parameters), dtype=object)
+    rows[:] = parameters
+    return rows
