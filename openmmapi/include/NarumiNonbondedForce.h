@@ -128,7 +128,7 @@ public:
     /**
      * Relative dielectric constant eps_r (GROMACS's epsilon-r), positive and finite: the Coulomb energy of every pair
      * and exception is divided by it (as GROMACS divides its pairs' and 1-4 pairs'), and it enters k_rf.  Read when
-     * the Context is created.  Not yet on the CUDA platform (values other than 1).
+     * the Context is created.
      */
     void setCoulombDielectric(double dielectric);
     /** What is done to Lennard-Jones pairs at the cutoff (default NoLennardJonesModifier). */
@@ -136,15 +136,14 @@ public:
     /**
      * NoLennardJonesModifier or LennardJonesPotentialShift; another value throws naming it.  LennardJonesPotentialShift
      * needs a cutoff method, no switching function and, with CutoffPeriodic, no dispersion correction (checked at
-     * Context creation).  Not yet on the CUDA platform.
+     * Context creation).
      */
     void setLennardJonesModifier(LennardJonesModifier modifier);
     /** OpenMM's or GROMACS's reaction field (default OpenMMReactionField). */
     ReactionFieldConvention getReactionFieldConvention() const;
     /**
      * OpenMMReactionField or GromacsReactionField; another value throws naming it.  GromacsReactionField needs
-     * ElectrostaticsMethod ReactionField and a cutoff method (checked at Context creation).  Not yet on the CUDA
-     * platform.
+     * ElectrostaticsMethod ReactionField and a cutoff method (checked at Context creation).
      */
     void setReactionFieldConvention(ReactionFieldConvention convention);
     /** Whether Lennard-Jones is smoothed to zero between the switching distance and the cutoff (OpenMM's polynomial). */
@@ -178,7 +177,7 @@ public:
      * Give a particle a Lennard-Jones type (an integer >= 0), or -1 for none (the default).  Two typed particles whose
      * type pair has an entry (addLennardJonesTypePair) interact with that entry's C6 and C12; every other pair uses
      * the combination rule of the particles' own sigma and epsilon (NBFIX semantics).  Exceptions keep their own
-     * parameters.  updateParametersInContext copies types.  Not yet on the CUDA platform.
+     * parameters.  updateParametersInContext copies types.
      */
     void setParticleLennardJonesType(int particle, int type);
     /** A particle's Lennard-Jones type, -1 if it has none. */

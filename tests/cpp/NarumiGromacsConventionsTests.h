@@ -5,7 +5,8 @@
  * The GROMACS conventions of NarumiNonbondedForce (Lennard-Jones types with NBFIX semantics, Lennard-Jones potential
  * shift, the Coulomb dielectric, an infinite reaction-field dielectric, GROMACS's reaction field with the terms of
  * excluded charges), written once for the platforms that compute them: the double-precision Reference and CPU
- * platforms (platforms/reference/tests).  The CUDA platform refuses these settings (its driver tests the refusal).
+ * platforms (platforms/reference/tests).  The CUDA platform's driver (platforms/cuda/tests) uses this file's oracle at
+ * single precision's grade.
  * Oracles: the same physics written with OpenMM's custom forces on OpenMM's Reference platform, analytic values of two
  * particles, and central differences.  GROMACS itself is the oracle of tests/python/test_gromacs_conventions.py.
  */

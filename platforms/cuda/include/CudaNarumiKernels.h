@@ -144,7 +144,7 @@ private:
     double cutoff = 0, dispersionCoefficient = 0, selfEnergy = 0;
     std::vector<std::pair<int, int> > exceptionPairs;  // fixed at initialization, as in NonbondedForce
     NarumiNonbondedData data = {};
-    OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters, exceptionPartnerOffsets, exceptionPartners;
+    OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
     OpenMM::CudaArray atomTableType, slotTableType, lennardJonesTable, lennardJonesTableDouble;   // type tables only
     OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms

@@ -33,10 +33,12 @@ constexpr int NARUMI_LIST_SLOT_BITS = 28;
 constexpr float NARUMI_LARGE_TERM = 32768.0f;
 
 /**
- * An exception pair whose force reaches this (kJ/mol/nm, or is not finite) is left out of both passes instead of being
- * added and subtracted (NarumiPairInteraction.cuh, narumiHugePair): 2^7 below the 2^31 limit of OpenMM's fixed point.
+ * A pair whose force squared reaches this ((kJ/mol/nm)^2: |F| >= 2^30, half the limit of OpenMM's fixed point) or is
+ * not finite is huge: left out of the all-pairs pass and counted (NarumiPairInteraction.cuh, narumiHugePair).
  */
-constexpr float NARUMI_HUGE_EXCEPTION_FORCE = 16777216.0f;
+constexpr float NARUMI_HUGE_FORCE_SQUARED = 1152921504606846976.0f;
+/** The huge pairs a thread left out are counted in its error word from this bit up (the flags stay below it). */
+constexpr int NARUMI_HUGE_PAIR_COUNT_SHIFT = 8;
 
 /** A double-precision (x, y, z, w) of 32 bytes: OpenMM's double posq element (CUDA 13 deprecates the unaligned double4). */
 struct __align__(32) NarumiDouble4 {
@@ -118,6 +120,7 @@ struct NarumiStatusWords {
     int overflowListPending;        // entries of overflowBlocks of the list being built (then 0)
     int overflowListCount;          // entries of overflowBlocks of the current list
     int tileChunksTaken;            // computeTiles' chunks of the list taken so far this evaluation (finishEnergy: 0)
+    int hugePairBalance;            // huge pairs computeTiles left out less the exception pairs among them (finishEnergy: 0)
     unsigned long long evaluations;         // evaluations counted (finishEnergy)
     unsigned long long listedTiles;         // tiles listed, summed over evaluations
     unsigned long long overflowBlocks;      // blocks whose tiles or candidates did not fit (computed whole by computeTiles)
@@ -152,10 +155,6 @@ struct NarumiNonbondedData {
     const int2* exceptionAtoms;          // original atom indices
     const float4* exceptionParameters;   // (k q1q2, sigma, 4 eps, 0)
     const NarumiDouble4* exceptionParametersDouble;  // the same in double (double-precision pairs only, else null)
-    // The exceptions by atom (original indices), for the tiles' rare test of a huge pair: atom a's partners b > a are
-    // exceptionPartners[exceptionPartnerOffsets[a] .. exceptionPartnerOffsets[a + 1]), sorted.
-    const int* exceptionPartnerOffsets;
-    const int* exceptionPartners;
     // Lennard-Jones type tables (numTableTypes > 0): each atom's row of the table, numTableTypes - 1 for an atom whose
     // type has no entry; the table holds (C6, C12) per pair of rows, C6 NaN where there is no entry (Lorentz-Berthelot
     // of the atoms' own parameters then).  numTableTypes 0: no table, every pair Lorentz-Berthelot.
@@ -198,7 +197,6 @@ struct NarumiNonbondedData {
     NarumiBox box;
     float tileCutoff2;          // (cutoff + skin)^2 with a margin for rounding in the block bounds (+infinity: NoCutoff)
     float halfSkin2;            // (skin / 2)^2: an atom that moved farther since the list was built makes it rebuild
-    float hugeForceOverR;       // |dE/dr / r| from this on (or NaN): a pair is huge (narumiHugePair)
     float smallForceOverR;      // |dE/dr / r| below this: every component of a pair force inside the cutoff is below
                                 // NARUMI_LARGE_TERM (0: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm

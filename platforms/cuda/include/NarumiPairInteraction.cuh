@@ -232,14 +232,15 @@ __device__ inline Real narumiExcludedChargeEnergy(const NarumiPairConstantsOf<Re
 }
 
 /**
- * Whether a pair's force is huge (|dE/dr / r| >= hugeForceOverR) or not finite, a function of the pair's bits alone.
- * Both passes leave out an exception pair that is huge: an excluded pair that sits far closer than any interacting one
- * (a virtual site on its parent, a constrained ring, a Drude-like pair) can have terms beyond OpenMM's fixed point, or
- * infinite ones, which no subtraction can cancel.  Leaving it out of both is exact too.
+ * Whether a pair's force is huge (|F| >= 2^30 kJ/mol/nm) or not finite, a function of the pair's bits alone.  An
+ * excluded pair that sits far closer than any interacting one (a virtual site on its parent, a collapsed constraint, a
+ * Drude-like pair at one point) can have terms beyond OpenMM's fixed point, or infinite ones, which no subtraction can
+ * cancel: computeTiles leaves every huge pair out and counts it, correctExceptions takes the exception pairs among them
+ * off the count, and a count left over is a pair that really interacts at such a force, an error.
  */
 template <class Real>
-__device__ inline bool narumiHugePair(Real dEdrOverR, float hugeForceOverR) {
-    return !(fabs(dEdrOverR) < Real(hugeForceOverR));
+__device__ inline bool narumiHugePair(Real dEdrOverR, Real r2) {
+    return !(narumiMul(narumiMul(dEdrOverR, dEdrOverR), r2) < Real(NARUMI_HUGE_FORCE_SQUARED));
 }
 
 } // namespace OpenMMNarumi

@@ -4,7 +4,7 @@
 /**
  * What a pair of slots needs beside positions, read the same way by the all-pairs kernel and the exclusion kernel (so
  * that an excluded pair's terms are the same bits in both): its Lennard-Jones parameters, combined from the atoms' own
- * or taken from the type table, and whether it is an exception.
+ * or taken from the type table.
  */
 
 #include "NarumiPairInteraction.cuh"
@@ -40,21 +40,6 @@ __device__ inline auto narumiPairLennardJones(const NarumiNonbondedData& d, V2 a
         auto entry = lennardJonesTableEntry(d, rowA * d.numTableTypes + rowB, Real());
         return isnan(entry.x) ? narumiTableForm(combined) : NarumiTableLennardJones<Real>{entry.x, entry.y};
     }
-}
-
-/**
- * Whether the atoms at posq indices a and b form an exception pair (the rare test of a huge pair).  Not inlined: its
- * loop would take registers from the pair loops that call it, which run it only for a huge pair.
- */
-static __device__ __noinline__ bool narumiIsExceptionPair(const NarumiNonbondedData& d, int posqA, int posqB) {
-    int a = d.atomIndex[posqA], b = d.atomIndex[posqB];
-    int low = min(a, b), high = max(a, b);
-    for (int k = d.exceptionPartnerOffsets[low], end = d.exceptionPartnerOffsets[low + 1]; k < end; k++) {
-        int partner = d.exceptionPartners[k];
-        if (partner >= high)
-            return partner == high;
-    }
-    return false;
 }
 
 } // namespace OpenMMNarumi

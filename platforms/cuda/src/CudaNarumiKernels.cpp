@@ -273,8 +273,6 @@ void CudaCalcNarumiNonbondedForceKernel::setPairConstants(const NarumiNonbondedF
     pair.excludedChargeTerms = useCutoff && pair.coulombKind == NARUMI_COULOMB_REACTION_FIELD &&
                                force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField;
     data.pair = roundedToFloat(pair);
-    // With a cutoff a pair that is not huge has every force component below 2^24 (r < cutoff); without, per nm.
-    data.hugeForceOverR = NARUMI_HUGE_EXCEPTION_FORCE / (float) (useCutoff ? max(cutoff, 1.0) : 1.0);
     // |f_c| <= |dE/dr / r| r with r below the cutoff: 1e-4 to spare covers the rounding of r^2, rsqrt and f_c.
     data.smallForceOverR = useCutoff ? (float) (NARUMI_LARGE_TERM * (1 - 1e-4) / cutoff) : 0.0f;
 }
@@ -296,19 +294,6 @@ void CudaCalcNarumiNonbondedForceKernel::allocateParameters(const System& system
     atomParameters.initialize<float4>(cu, max(1, numAtoms), "narumiAtomParameters");
     exceptionAtoms.initialize<int2>(cu, max(1, data.numExceptions), "narumiExceptionAtoms");
     exceptionParameters.initialize<float4>(cu, max(1, data.numExceptions), "narumiExceptionParameters");
-    // The exception pairs by their lower atom, for the tiles' test of a huge pair; fixed, as the pairs are.
-    vector<int> offsets(numAtoms + 1, 0), partners;
-    for (const auto& pair : exceptionPairs)
-        offsets[pair.first + 1]++;
-    for (int i = 0; i < numAtoms; i++)
-        offsets[i + 1] += offsets[i];
-    for (const auto& pair : exceptionPairs)
-        partners.push_back(pair.second);  // sorted by (first, second): each atom's partners in ascending order
-    partners.push_back(-1);               // never empty
-    exceptionPartnerOffsets.initialize<int>(cu, numAtoms + 1, "narumiExceptionPartnerOffsets");
-    exceptionPartners.initialize<int>(cu, partners.size(), "narumiExceptionPartners");
-    exceptionPartnerOffsets.upload(offsets);
-    exceptionPartners.upload(partners);
     if (pairsInDouble) {
         atomParametersDouble.initialize<NarumiDouble4>(cu, max(1, numAtoms), "narumiAtomParametersDouble");
         exceptionParametersDouble.initialize<NarumiDouble4>(cu, max(1, data.numExceptions), "narumiExceptionParametersDouble");
@@ -388,8 +373,6 @@ void CudaCalcNarumiNonbondedForceKernel::pointLaunchDataAtArrays() {
     data.atomParameters = (const float4*) atomParameters.getDevicePointer();
     data.exceptionAtoms = (const int2*) exceptionAtoms.getDevicePointer();
     data.exceptionParameters = (const float4*) exceptionParameters.getDevicePointer();
-    data.exceptionPartnerOffsets = (const int*) exceptionPartnerOffsets.getDevicePointer();
-    data.exceptionPartners = (const int*) exceptionPartners.getDevicePointer();
     // Null pointers say "float pairs" to the launcher.
     data.atomParametersDouble = pairsInDouble ? (const NarumiDouble4*) atomParametersDouble.getDevicePointer() : nullptr;
     data.exceptionParametersDouble = pairsInDouble ? (const NarumiDouble4*) exceptionParametersDouble.getDevicePointer() : nullptr;

@@ -117,16 +117,23 @@ __device__ inline bool smallPairForce(const NarumiNonbondedData&, double3, doubl
 }
 
 /**
- * Whether a pair inside the cutoff is left out as a huge exception pair (narumiHugePair; correctExceptions leaves out
- * the same pairs).  Where Narumi's range test is one of |dE/dr / r| (a cutoff, float pairs), a small pair is never huge,
- * so the pair loop pays nothing more; the exception list is searched only for a huge pair.
+ * A huge pair (narumiHugePair) is left out, its force and energy replaced by zeros, and counted in the thread's error
+ * word; correctExceptions takes the exception pairs among them off the count.  Where Narumi's range test is one of
+ * |dE/dr / r| (a cutoff, float pairs) a small pair is never huge, so the test costs the pair loop nothing more.
  */
-template <int COULOMB, class Real>
-__device__ inline bool droppedPair(const NarumiNonbondedData& d, bool small, Real dEdrOverR, int slotA, int posqB) {
-    const bool smallMeansNotHuge = COULOMB != NARUMI_COULOMB_PLAIN && std::is_same<Real, float>::value && d.smallForceOverR > 0;
-    if (small && smallMeansNotHuge)
-        return false;
-    return narumiHugePair(dEdrOverR, d.hugeForceOverR) && narumiIsExceptionPair(d, d.slotPosqIndex[slotA], posqB);
+template <int COULOMB, class V3, class Real>
+__device__ inline void leaveOutHugePair(const NarumiNonbondedData& d, bool& small, Real dEdrOverR, Real r2, V3& force, Real& pairEnergy,
+                                        int& errors, bool counted) {
+    const bool smallMeansNotHuge = COULOMB != NARUMI_COULOMB_PLAIN && std::is_same<Real, float>::value;
+    if (small && smallMeansNotHuge && d.smallForceOverR > 0)
+        return;
+    if (narumiHugePair(dEdrOverR, r2)) {
+        force = V3{Real(0), Real(0), Real(0)};
+        pairEnergy = Real(0);
+        small = true;
+        if (counted)
+            errors += 1 << NARUMI_HUGE_PAIR_COUNT_SHIFT;
+    }
 }
 
 /**
@@ -138,7 +145,7 @@ __device__ inline bool droppedPair(const NarumiNonbondedData& d, bool small, Rea
  */
 template <class Accumulator, bool computeEnergy, bool minimumImage, int COULOMB, int SWITCH, bool TABLE>
 __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<Accumulator>& atom, Accumulator& energy,
-                                        const TileStage<Accumulator, TABLE>& stage) {
+                                        const TileStage<Accumulator, TABLE>& stage, int& errors) {
     using Real = typename Accumulator::Real;
     const int lane = threadIdx.x % 32;
     const Real cutoff2 = pairConstants(d, Real()).cutoff2;
@@ -152,8 +159,8 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
             Real pairEnergy, dEdrOverR;
             auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[k],
                                                            TABLE ? stage.tableRows[k] : 0, delta, r2, pairEnergy, dEdrOverR);
-            if (droppedPair<COULOMB>(d, false, dEdrOverR, atom.slot, stage.posqIndices[k]))
-                continue;
+            bool small = false;  // each side tests; the lower one counts, as it adds the energy
+            leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, lane < k);
             addVector(atom.fx, atom.fy, atom.fz, force);
             if (computeEnergy && lane < k)
                 energy.add(pairEnergy);
@@ -187,12 +194,11 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
             auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[j],
                                                            TABLE ? stage.tableRows[j] : 0, delta, r2, pairEnergy, dEdrOverR);
             bool small = smallPairForce<COULOMB>(d, force, dEdrOverR);
-            if (!droppedPair<COULOMB>(d, small, dEdrOverR, atom.slot, stage.posqIndices[j & 31])) {
-                addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerXY[j], stage.partnerZ[j], force, small, d.sums, stage.posqIndices[j & 31],
-                             errors);
-                if (computeEnergy)
-                    energy.add(pairEnergy);
-            }
+            leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, true);
+            addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerXY[j], stage.partnerZ[j], force, small, d.sums, stage.posqIndices[j & 31],
+                         errors);
+            if (computeEnergy)
+                energy.add(pairEnergy);
         }
         __syncwarp();
     }
@@ -237,9 +243,9 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     }
     if (diagonal) {
         if (needsImages)
-            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH, TABLE>(d, atom, energy, stage);
+            accumulateDiagonalPairs<Accumulator, computeEnergy, true, COULOMB, SWITCH, TABLE>(d, atom, energy, stage, errors);
         else
-            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH, TABLE>(d, atom, energy, stage);
+            accumulateDiagonalPairs<Accumulator, computeEnergy, false, COULOMB, SWITCH, TABLE>(d, atom, energy, stage, errors);
     }
     else {
         if (needsImages)
@@ -256,6 +262,15 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     atom.fz.carry();
     if (computeEnergy)
         energy.carry();
+}
+
+/** A thread's error word at the end: its flags ORed into the status, its count of huge pairs added to their balance. */
+__device__ inline void narumiReportTileErrors(const NarumiNonbondedData& d, int errors) {
+    int flags = errors & ((1 << NARUMI_HUGE_PAIR_COUNT_SHIFT) - 1), hugePairs = errors >> NARUMI_HUGE_PAIR_COUNT_SHIFT;
+    if (flags != 0)
+        atomicOr(d.sums.errorFlags, flags);
+    if (hugePairs != 0)
+        atomicAdd(&d.status->hugePairBalance, hugePairs);
 }
 
 /** The block whose segment holds tile t of the list: the last I with tileOffsets[I] <= t (blocks may list none). */
@@ -379,8 +394,7 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     }
     if (computeEnergy)
         energy.flushEnergy(d.sums);
-    if (errors != 0)
-        atomicOr(d.sums.errorFlags, errors);
+    narumiReportTileErrors(d, errors);
 }
 
 template <class Accumulator, bool computeEnergy, int COULOMB, bool TABLE>

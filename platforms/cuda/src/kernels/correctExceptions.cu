@@ -22,7 +22,7 @@ namespace {
  * without a trace.  Then the exception's own interaction (plain Coulomb + LJ, no cutoff) is added, from posq in its
  * own precision.  Both go to each atom in one atomic (term(E) - term(F) is exact for the integer methods); the
  * energy is summed over the warp first, so that 32 exceptions cost one atomic on the single energy word instead of
- * 64.  A huge pair (narumiHugePair) was left out by computeTiles and is not subtracted.  With GROMACS's reaction field
+ * 64.  A huge pair (narumiHugePair) was left out by computeTiles and is not subtracted, but taken off its count.  With GROMACS's reaction field
  * (excludedChargeTerms) every exception pair within the cutoff also gets kq (krf r^2 - crf) from the atoms' charges, at
  * the same displacement as the subtracted pair.
  */
@@ -32,7 +32,7 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
     using Real = typename Accumulator::Real;
     using V3 = typename NarumiVectors<Real>::V3;
     const PosT* posq = (const PosT*) d.posq;
-    int errors = 0;
+    int errors = 0, hugePairs = 0;
     Term energy = 0;
     // Every thread runs the same number of iterations, so that the whole warp reaches the shuffles below.
     int stride = gridDim.x * blockDim.x;
@@ -62,7 +62,9 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
                 narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<true>(d, ljA, slotTableRow(d, slotA), ljB, slotTableRow(d, slotB)),
                                  dEdrOverR) :
                 narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<false>(d, ljA, 0, ljB, 0), dEdrOverR);
-            if (!narumiHugePair(dEdrOverR, d.hugeForceOverR)) {
+            if (narumiHugePair(dEdrOverR, r2))
+                hugePairs++;  // computeTiles left it out and counted it
+            else {
                 // Atom a received term(F); atom b, from its own side, term(-F) = -term(F).
                 removed[0] = Accumulator::term(narumiMul(dEdrOverR, delta.x), errors);
                 removed[1] = Accumulator::term(narumiMul(dEdrOverR, delta.y), errors);
@@ -105,6 +107,8 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
     }
     if (errors != 0)
         atomicOr(d.sums.errorFlags, errors);
+    if (hugePairs != 0)
+        atomicSub(&d.status->hugePairBalance, hugePairs);
     if (computeEnergy) {
         for (int offset = 16; offset > 0; offset /= 2)
             energy += __shfl_down_sync(FULL_MASK, energy, offset);

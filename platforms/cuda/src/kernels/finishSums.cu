@@ -42,6 +42,10 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
     if (d.status->tileChunksTaken > 0)
         d.status->chunkedEvaluations++;
     d.status->tileChunksTaken = 0;
+    // A huge pair that is not an exception really interacts at a force beyond OpenMM's fixed point.
+    if (d.status->hugePairBalance != 0)
+        d.status->errorFlags |= NARUMI_ERROR_TERM_RANGE;
+    d.status->hugePairBalance = 0;
     d.status->evaluations++;
     d.status->listedTiles += (unsigned long long) d.tileOffsets[d.numBlocks];
     if (d.status->rebuildList) {

@@ -1,0 +1,245 @@
+"""Martini 2 bilayers on one GPU: NarumiNonbondedForce with Martini's Lennard-Jones table against the OpenMM routes.
+
+    python3 -m benchmarks.martini_speed [--data-dir ../shared/data] [--systems complex 200k 1m] [--seconds 5]
+
+The DPPC/DIPC/CHOL bilayer of ../shared/data/martini/complex_lipid (11,011 beads), and the same tiled 3 x 6
+(198,198 beads, '200k') and 9 x 12 (1,189,188 beads, '1m') by that folder's tile.py into a temporary folder, are
+loaded with openmmnarumi.gromacs.GromacsInputs (its .mdp: reaction field, epsilon_r 15, epsilon_rf infinity, cutoff
+1.1 nm, Lennard-Jones from [ nonbond_params ] with GROMACS's potential shift; cholesterol's constraints kept).  Whole
+MD steps (LangevinMiddleIntegrator, 310 K, 1/ps, --step-fs 20 fs), one process, one GPU, routes in turn:
+
+  narumi-table      the loaded System: NarumiNonbondedForce with Martini's type table (GROMACS's energies)
+  openmm-exact      OpenMM's fastest route to the same energies: a NonbondedForce for the reaction field (charges
+                    divided by sqrt(epsilon_r)), a CustomNonbondedForce with the C6/C12 tables and the shift, a
+                    periodic CustomBondForce with the reaction-field terms of the excluded pairs (GROMACS's self term,
+                    a constant, is left out: it moves no atom)
+  openmm-native     the native floor: one NonbondedForce with a per-type Lorentz-Berthelot stand-in (each type's own
+                    sigma and epsilon from its diagonal entry; not Martini's physics, no shift)
+  narumi-particle   NarumiNonbondedForce with that stand-in per particle (the table's cost against per-particle)
+
+Before timing, the energies of narumi-table and openmm-exact (plus the self term) at the first frame must agree to
+1e-5 relative on the GPU, or the script stops.  Ratios: narumi-table against each OpenMM route, and against
+narumi-particle.
+"""
+import argparse
+import datetime
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import openmm
+from openmm import unit
+
+from benchmarks.reporting import gpu_names, write_report
+
+SIZES = {"complex": None, "200k": (3, 6), "1m": (9, 12)}
+ROUTES = ("narumi-table", "openmm-exact", "openmm-native", "narumi-particle")
+
+
+def plain(*values):
+    """Numbers in OpenMM's units (nm, e, kJ/mol) from what the force getters return (Quantities or numbers)."""
+    stripped = [v.value_in_unit_system(unit.md_unit_system) if unit.is_quantity(v) else v for v in values]
+    return stripped if len(stripped) > 1 else stripped[0]
+
+
+def load(data_dir, size, work):
+    """GromacsInputs of complex_lipid, tiled for '200k' and '1m' into work."""
+    from openmmnarumi.gromacs import GromacsInputs
+    folder = os.path.join(data_dir, "martini", "complex_lipid")
+    if SIZES[size]:
+        tiled = os.path.join(work, size)
+        subprocess.run([sys.executable, os.path.join(data_dir, "martini", "tile.py"), folder, *map(str, SIZES[size]), tiled],
+                       check=True, capture_output=True)
+        folder = tiled
+    return GromacsInputs(os.path.join(folder, "system.top"), os.path.join(folder, "minimized.gro"),
+                         os.path.join(folder, "martini_md.mdp"))
+
+
+def type_table(narumi):
+    """Each particle's dense table row and the (C6, C12) of every listed pair of rows; every typed pair must be listed."""
+    rows, row_of = {}, []
+    for i in range(narumi.getNumParticles()):
+        t = narumi.getParticleLennardJonesType(i)
+        if t < 0:
+            raise SystemExit(f"particle {i} has no Lennard-Jones type: not a Martini table system")
+        row_of.append(rows.setdefault(t, len(rows)))
+    n = len(rows)
+    c6, c12 = [None] * (n * n), [None] * (n * n)
+    for k in range(narumi.getNumLennardJonesTypePairs()):
+        t1, t2, a, b = plain(*narumi.getLennardJonesTypePairParameters(k))
+        if t1 in rows and t2 in rows:
+            for index in (rows[t1] + n * rows[t2], rows[t2] + n * rows[t1]):
+                c6[index], c12[index] = a, b
+    if None in c6:
+        raise SystemExit("a pair of types in use has no [ nonbond_params ] entry: the OpenMM routes here need a full table")
+    return row_of, n, c6, c12
+
+
+def reaction_field(narumi):
+    """k f = 138.9.../eps_r, k_rf and c_rf of GROMACS's reaction field (epsilon_rf infinity only)."""
+    if not math.isinf(narumi.getReactionFieldDielectric()):
+        raise SystemExit("the OpenMM routes here reproduce GROMACS's reaction field for epsilon_rf = infinity only")
+    rc = plain(narumi.getCutoffDistance())
+    krf = 1 / (2 * rc**3)
+    return 138.935457644382 / narumi.getCoulombDielectric(), krf, 1 / rc + krf * rc * rc
+
+
+def native_nonbonded(narumi, stand_in):
+    """A NonbondedForce: reaction field (epsilon_rf -> infinity) with charges / sqrt(eps_r), and stand_in(i) as LJ."""
+    epsR = narumi.getCoulombDielectric()
+    force = openmm.NonbondedForce()
+    force.setNonbondedMethod(openmm.NonbondedForce.CutoffPeriodic)
+    force.setCutoffDistance(plain(narumi.getCutoffDistance()))
+    force.setReactionFieldDielectric(1e30)
+    force.setUseDispersionCorrection(False)
+    for i in range(narumi.getNumParticles()):
+        charge = plain(narumi.getParticleParameters(i)[0])
+        force.addParticle(charge / math.sqrt(epsR), *stand_in(i))
+    for k in range(narumi.getNumExceptions()):
+        i, j, chargeProd, sigma, epsilon = plain(*narumi.getExceptionParameters(k))
+        force.addException(i, j, chargeProd / epsR, sigma, epsilon)
+    return force
+
+
+def diagonal_stand_in(narumi, row_of, n, c6, c12):
+    """Each particle's (sigma, epsilon) from its type's own entry (a per-type Lorentz-Berthelot stand-in)."""
+    def stand_in(i):
+        a, b = c6[row_of[i] * (n + 1)], c12[row_of[i] * (n + 1)]
+        return ((b / a)**(1 / 6), a * a / (4 * b)) if a > 0 and b > 0 else (0.3, 0.0)
+    return stand_in
+
+
+def exact_openmm_forces(narumi, row_of, n, c6, c12):
+    """OpenMM's forces that give GROMACS's nonbonded energy less its self term; and that self term."""
+    f, krf, crf = reaction_field(narumi)
+    rc = plain(narumi.getCutoffDistance())
+    coulomb = native_nonbonded(narumi, lambda i: (1.0, 0.0))
+    lj = openmm.CustomNonbondedForce(f"c12(t1, t2)*(ir6*ir6 - {rc**-12!r}) - c6(t1, t2)*(ir6 - {rc**-6!r}); ir6 = 1/r^6")
+    lj.addTabulatedFunction("c6", openmm.Discrete2DFunction(n, n, c6))
+    lj.addTabulatedFunction("c12", openmm.Discrete2DFunction(n, n, c12))
+    lj.addPerParticleParameter("t")
+    for row in row_of:
+        lj.addParticle([row])
+    lj.setNonbondedMethod(openmm.CustomNonbondedForce.CutoffPeriodic)
+    lj.setCutoffDistance(rc)
+    excluded = openmm.CustomBondForce(f"{f!r}*q1q2*({krf!r}*r^2 - {crf!r})*step({rc!r} - r)")
+    excluded.addPerBondParameter("q1q2")
+    excluded.setUsesPeriodicBoundaryConditions(True)
+    charges = [plain(narumi.getParticleParameters(i)[0]) for i in range(narumi.getNumParticles())]
+    for k in range(narumi.getNumExceptions()):
+        i, j = plain(*narumi.getExceptionParameters(k)[:2])
+        lj.addExclusion(i, j)
+        if charges[i] * charges[j] != 0:
+            excluded.addBond(i, j, [charges[i] * charges[j]])
+    return [coulomb, lj, excluded], -0.5 * f * crf * sum(q * q for q in charges)
+
+
+def route_system(inputs, route, table):
+    """The loaded System with its NarumiNonbondedForce replaced as the route says; and the energy it leaves out."""
+    from openmmnarumi import NarumiNonbondedForce
+    system = openmm.XmlSerializer.clone(inputs.system)
+    index = next(k for k in range(system.getNumForces()) if NarumiNonbondedForce.isinstance(system.getForce(k)))
+    narumi = NarumiNonbondedForce.cast(system.getForce(index))
+    stand_in = diagonal_stand_in(narumi, *table)
+    if route == "narumi-table":
+        return system, 0.0
+    if route == "narumi-particle":
+        for i in range(narumi.getNumParticles()):
+            narumi.setParticleParameters(i, narumi.getParticleParameters(i)[0], *stand_in(i))
+            narumi.setParticleLennardJonesType(i, -1)
+        return system, 0.0
+    group = narumi.getForceGroup()
+    if route == "openmm-exact":
+        forces, left_out = exact_openmm_forces(narumi, *table)
+    else:
+        forces, left_out = [native_nonbonded(narumi, stand_in)], 0.0
+    system.removeForce(index)
+    for force in forces:
+        force.setForceGroup(group)
+        system.addForce(force)
+    return system, left_out
+
+
+def make_context(system, inputs, precision, step_fs, seed):
+    integrator = openmm.LangevinMiddleIntegrator(310 * unit.kelvin, 1 / unit.picosecond, step_fs * unit.femtosecond)
+    integrator.setRandomNumberSeed(seed)
+    context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": precision})
+    context.setPeriodicBoxVectors(*inputs.boxVectors)
+    context.setPositions(inputs.positions)
+    context.setVelocitiesToTemperature(310 * unit.kelvin, seed)
+    return context, integrator
+
+
+def ns_per_day(context, integrator, seconds, warmup):
+    """Steps for about `seconds` after `warmup` steps, timed to completion (getState waits for the GPU)."""
+    integrator.step(warmup)
+    context.getState(getEnergy=True)
+    steps, start, chunk = 0, time.perf_counter(), 100
+    while time.perf_counter() - start < seconds:
+        integrator.step(chunk)
+        steps += chunk
+        energy = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+        if not math.isfinite(energy):
+            raise SystemExit(f"the energy became {energy} after {steps} timed steps")
+    elapsed = time.perf_counter() - start
+    return steps * integrator.getStepSize().value_in_unit(unit.nanosecond) / elapsed * 86400
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
+    parser.add_argument("--systems", nargs="*", choices=list(SIZES), default=list(SIZES))
+    parser.add_argument("--routes", nargs="*", choices=ROUTES, default=list(ROUTES))
+    parser.add_argument("--precision", default="mixed", choices=("single", "mixed", "double"))
+    parser.add_argument("--step-fs", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds per route (default 5)")
+    parser.add_argument("--warmup", type=int, default=200, help="steps before timing (default 200)")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if not os.path.exists(os.path.join(args.data_dir, "martini", "complex_lipid", "system.top")):
+        print(f"no Martini data in {args.data_dir}/martini: nothing to measure")
+        return 0
+    import openmmnarumi  # noqa: F401  (loads the plugins)
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    command = "python3 -m benchmarks.martini_speed " + " ".join(sys.argv[1:])
+    lines = [f"`{command}` on {gpu_names() or 'no GPU'}, OpenMM {openmm.__version__}, {args.precision} precision, "
+             f"{args.step_fs:g} fs, {started}:", "",
+             "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
+             " | table / exact | table / native | table / particle |",
+             "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- |"]
+    measurements = []
+    with tempfile.TemporaryDirectory() as work:
+        for size in args.systems:
+            inputs = load(args.data_dir, size, work)
+            table = type_table(inputs.nonbondedForce)
+            speeds, energies = {}, {}
+            for route in args.routes:
+                system, left_out = route_system(inputs, route, table)
+                context, integrator = make_context(system, inputs, args.precision, args.step_fs, seed=7)
+                energies[route] = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole) + left_out
+                speeds[route] = ns_per_day(context, integrator, args.seconds, args.warmup)
+                print(f"{size} {route}: {speeds[route]:.1f} ns/day (first-frame energy {energies[route]:.6f} kJ/mol)", flush=True)
+                del context, integrator
+            if "narumi-table" in energies and "openmm-exact" in energies:
+                difference = abs(energies["narumi-table"] - energies["openmm-exact"]) / abs(energies["openmm-exact"])
+                print(f"{size}: narumi-table and openmm-exact energies differ by {difference:.2e} relative", flush=True)
+                if difference > 1e-5:
+                    raise SystemExit(f"{size}: the routes do not compute the same energy ({difference:.2e} relative)")
+            ratio = lambda other: (f"{speeds['narumi-table'] / speeds[other]:.2f}"
+                                   if "narumi-table" in speeds and other in speeds else "-")
+            lines.append(f"| {size} | {inputs.system.getNumParticles():,} | " +
+                         " | ".join(f"{speeds[route]:.1f}" for route in args.routes) +
+                         f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |")
+            measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
+                                 "first_frame_energy": energies})
+    write_report(lines, args.markdown, args.json, {"command": command, "gpu": gpu_names(), "date": started,
+                                                  "precision": args.precision, "step_fs": args.step_fs, "rows": measurements})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
