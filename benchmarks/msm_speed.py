@@ -7,12 +7,14 @@ Cases:
   large   the solvated DHFR cube (5dfr_solv-cube_equil.pdb, amber14 + TIP3P charges) repeated n x n x m times to at
           least --large-atoms atoms, as one open (non-periodic) cluster; map spanning it at --large-spacing nm (0: 16
           points per edge, the default without a GPU, where the direct sum is slow)
+  periodic  the solvated DHFR cube (23,558 atoms) in its periodic cell, the cell's map at 0.1 nm; the error against
+          the NumPy Ewald sum (tests/python/ewald_sum.py) at 200 map points 0.15 nm or more from every charge
 The direct sum (the oracle; on the GPU in float with compensated sums, ~1e-6 relative) runs on --direct-backend, MSM
 on --msm-backend (both cuda where there is a GPU, else cpu).  Each time is one call after a warm-up call (on the
 GPU) on the same engine, the whole call: upload, every stage, download.  Error: relative RMS difference from the
 direct sum.  Data from --data-dir (default ../shared/data); cases whose file is missing are skipped.
 
-    python3 -m benchmarks.msm_speed [--cases dhfr water large] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
+    python3 -m benchmarks.msm_speed [--cases dhfr water large periodic] [--accuracies 1e-3 1e-4] [--orders 5 3] [--json out.json]
 """
 import argparse
 import json
@@ -42,12 +44,12 @@ def structureCharges(path, forcefieldFiles, addHydrogens):
     return positions, chargesFromSystem(system), edges
 
 
-def timedMap(lattice, positions, charges, method, backend, msmAccuracy=1e-3, msmOrder=5):
+def timedMap(lattice, positions, charges, method, backend, msmAccuracy=1e-3, msmOrder=5, box=None):
     engine = createEngine(lattice, charges, method, 1.2, "compensated", backend, msmAccuracy=msmAccuracy, msmOrder=msmOrder)
     if engine.backend == "cuda":
-        engine.compute(positions, None)  # the warm-up: module load, allocations
+        engine.compute(positions, box)  # the warm-up: module load, allocations
     start = time.perf_counter()
-    values = engine.compute(positions, None).astype(np.float64)
+    values = engine.compute(positions, box).astype(np.float64)
     return values, time.perf_counter() - start, engine.backend
 
 
@@ -67,10 +69,30 @@ def runCase(name, positions, charges, lattice, args, rows):
                              accuracy=accuracy, seconds=seconds, error=error))
 
 
+def runPeriodicCase(name, positions, charges, box, args, rows):
+    from tests.python.msm_error import exact_potential, far_points
+    dims = np.ceil(np.diag(box) / 0.1).astype(int)
+    lattice = ([0.0] * 3, np.diag(box) / dims, dims)
+    axes = [lattice[1][d] * np.arange(dims[d]) for d in range(3)]
+    points = np.stack(np.meshgrid(*axes, indexing="ij"), -1).transpose(2, 1, 0, 3).reshape(-1, 3)  # x fastest
+    chosen = far_points(points, positions, box, 200)
+    exact = exact_potential(points[chosen], positions, charges, box)
+    print(f"{name}: {len(charges)} atoms, {len(points)} map points, periodic", flush=True)
+    for order in args.orders:
+        for accuracy in args.accuracies:
+            values, seconds, backend = timedMap(lattice, positions, charges, "msm", args.msm_backend, accuracy, order, box)
+            error = float(np.sqrt(np.mean((values.ravel()[chosen] - exact) ** 2) / np.mean(exact ** 2)))
+            print(f"  msm order {order} ({backend}), accuracy {accuracy:g}: {seconds:.3f} s, relative RMS error {error:.2e}"
+                  " (far points)", flush=True)
+            rows.append(dict(case=name, atoms=len(charges), points=len(points), method="msm", backend=backend,
+                             order=order, accuracy=accuracy, seconds=seconds, error=error))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
-    parser.add_argument("--cases", nargs="+", choices=["dhfr", "water", "large"], default=["dhfr", "water", "large"])
+    parser.add_argument("--cases", nargs="+", choices=["dhfr", "water", "large", "periodic"],
+                        default=["dhfr", "water", "large", "periodic"])
     parser.add_argument("--accuracies", type=float, nargs="+", default=[1e-3, 1e-4])
     parser.add_argument("--orders", type=int, nargs="+", choices=[3, 5], default=[5, 3],
                         help="MSM interpolation orders (5 quintic, 3 cubic)")
@@ -109,6 +131,9 @@ def main():
         else:
             lattice = (lo, (hi - lo) / 15, [16, 16, 16])
         runCase(f"solvated DHFR x {len(shifts)} ({shape[0]}x{shape[1]}x{shape[2]})", tiled, tiledCharges, lattice, args, rows)
+    if "periodic" in args.cases and os.path.exists(solvated):
+        positions, charges, edges = structureCharges(solvated, ["amber14-all.xml", "amber14/tip3p.xml"], False)
+        runPeriodicCase("solvated DHFR, periodic cube", positions, charges, np.diag(edges), args, rows)
     if args.json:
         with open(args.json, "w") as out:
             json.dump(dict(machine=platform.node(), cpus=os.cpu_count(), rows=rows), out, indent=1)

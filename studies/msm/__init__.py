@@ -1,1 +1,1 @@
-"""Multilevel summation prototypes and presets (README.md here): python3 -m studies.msm.NAME."""
+"""Multilevel summation prototypes and the error model (README.md here): python3 -m studies.msm.NAME."""

@@ -14,6 +14,7 @@
  * stencil of weights serves every level.
  */
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -101,55 +102,45 @@ inline std::array<double, 11> transferWeights(int order) {
 }
 
 /**
- * Spacing h and cutoff a (nm) for a relative RMS error target, per scheme and boundary, each below the target by a
- * margin in the errors measured (docs/potentialmap.md, studies/msm/msm_engine_presets.py): open boundaries against
- * the direct sum (DHFR in vacuum; a charged cloud of dipoles; 99k atoms of TIP3P water as one open cluster, the
- * hardest), periodic cells against the Ewald sum (a 3 nm TIP3P cube; random charges with a net charge in a triclinic
- * cell); h is rounded down in a cell to fit whole powers of two of points into each cell vector.  Rows: {target, h,
- * a}, coarsest first; a target finer than the last row has no preset (finestPresetAccuracy).  The quintic scheme
- * reaches each target with coarser lattices: at 1e-4 it is many times faster than the cubic one.
+ * How msmAccuracy sets the lattice spacing h: the error model (docs/potentialmap.md, "Accuracy";
+ * studies/msm/msm_error_model.py).  The relative RMS error of a map, over its points at least 0.15 nm from every
+ * charge, is below
+ *     coefficient * (h / a)^exponent
+ * with exponent 4 for the quintic scheme (its C3 splitting limits the order) and 3 for the cubic one.  Each
+ * coefficient is 1.25 times the largest error / (h / a)^exponent measured for h / a from 0.25 down to 0.047 over
+ * random neutral charges (two densities; cubic, triclinic, skewed and elongated cells down to widths of 2a), TIP3P
+ * water (cubes, truncated octahedra, a rhombic dodecahedron; open clusters) and DHFR in vacuum; in a periodic cell h
+ * is the largest lattice spacing along a cell vector, at most the h chosen here.  Dense water sets the coefficients:
+ * its potential between the molecules nearly cancels, so the same lattice error is a larger relative error than for
+ * random charges or a protein.
  */
-struct MsmPreset {
-    double accuracy, spacing, cutoff;
+struct MsmErrorModel {
+    int exponent;
+    double coefficient;
 };
-// Measured on the GPU (2026-11-26):           open (DHFR, dipoles, water)        periodic (water, triclinic)
-constexpr MsmPreset CUBIC_OPEN[] = {{1e-3, 0.15, 1.2},    // 2.3e-4, 2.8e-4, 7.0e-4
-                                    {5e-5, 0.075, 1.6}};  // 9.3e-6, 1.5e-5, 3.8e-5
-constexpr MsmPreset CUBIC_PERIODIC[] = {{1e-3, 0.15, 1.2},    // 4.1e-4, 5.0e-4
-                                        {1e-4, 0.075, 1.2}};  // 6.3e-5, 5.7e-5
-constexpr MsmPreset QUINTIC_OPEN[] = {{1e-3, 0.25, 1.2},   // 2.2e-4, 3.5e-4, 5.0e-4
-                                      {1e-4, 0.15, 1.6},   // 7.6e-6, 1.5e-5, 2.9e-5
-                                      {3e-5, 0.1, 1.6}};   // 1.4e-6, 6.4e-6, 8.6e-6
-constexpr MsmPreset QUINTIC_PERIODIC[] = {{1e-3, 0.25, 1.2},   // 4.7e-4, 4.2e-4
-                                          {1e-4, 0.15, 1.2},   // 4.7e-5, 7.6e-5
-                                          {3e-5, 0.1, 1.2}};   // 1.6e-5, 1.9e-5
-
-/** The presets of a scheme and boundary, and how many. */
-inline const MsmPreset* presets(int order, bool periodic, int& count) {
-    if (order == MSM_QUINTIC) {
-        count = 3;
-        return periodic ? QUINTIC_PERIODIC : QUINTIC_OPEN;
-    }
-    count = 2;
-    return periodic ? CUBIC_PERIODIC : CUBIC_OPEN;
+inline MsmErrorModel errorModel(int order, bool periodic) {
+    if (order == MSM_QUINTIC)
+        return periodic ? MsmErrorModel{4, 6.0} : MsmErrorModel{4, 2.1};
+    return periodic ? MsmErrorModel{3, 5.3} : MsmErrorModel{3, 2.1};
 }
 
-/** The finest target that a preset of the scheme and boundary meets. */
-inline double finestPresetAccuracy(int order, bool periodic) {
-    int count;
-    const MsmPreset* rows = presets(order, periodic, count);
-    return rows[count - 1].accuracy;
+/** The coarsest h / a measured: coarser targets get it, and an error below the target. */
+constexpr double COARSEST_SPACING_RATIO = 0.25;
+
+/** The finest msmAccuracy of a scheme: finer targets need lattices too fine to compute (a periodic cell's h would be
+ *  below 0.06 nm for the quintic scheme at 3e-5 and 0.07 nm for the cubic one at 1e-3). */
+inline double finestAccuracy(int order) {
+    return order == MSM_QUINTIC ? 3e-5 : 1e-3;
 }
 
-/** The coarsest preset whose target is at or below the accuracy asked for (the finest one for finer requests). */
+/**
+ * Spacing h and cutoff a (nm) for a relative RMS error target: a = 1.2 nm (1.6 nm for open boundaries below 1e-3,
+ * where the coarser lattices save more than the longer short range costs), h from the error model.
+ */
 inline void parametersForAccuracy(double accuracy, int order, bool periodic, double& spacing, double& cutoff) {
-    int count;
-    const MsmPreset* rows = presets(order, periodic, count);
-    int k = 0;
-    while (k < count - 1 && rows[k].accuracy > accuracy)
-        k++;
-    spacing = rows[k].spacing;
-    cutoff = rows[k].cutoff;
+    cutoff = !periodic && accuracy < 1e-3 ? 1.6 : 1.2;
+    const MsmErrorModel model = errorModel(order, periodic);
+    spacing = cutoff * std::min(COARSEST_SPACING_RATIO, std::pow(accuracy / model.coefficient, 1.0 / model.exponent));
 }
 
 } // namespace OpenMMNarumi::PotentialMap::Msm

@@ -68,7 +68,7 @@ struct PeriodicBox {
 struct Options {
     Method method = Method::Cutoff;
     double cutoff = 1.2;                          // nm, Method::Cutoff only
-    double msmAccuracy = 1e-3;                    // Method::Msm: relative RMS error aimed at (sets the two below)
+    double msmAccuracy = 1e-3;                    // Method::Msm: relative RMS error bound (sets the two below)
     double msmSpacing = 0;                        // Method::Msm: finest lattice spacing h (nm); 0: from msmAccuracy
     double msmCutoff = 0;                         // Method::Msm: short-range cutoff a (nm); 0: from msmAccuracy
     int msmOrder = 5;                             // Method::Msm: 5 (quintic basis, C3 splitting) or 3 (C1 cubic, C2)
@@ -144,8 +144,9 @@ private:
     int frames = 0;
 };
 
-/** The multilevel summation's h and a (nm): options.msmSpacing and msmCutoff, or the preset of options.msmAccuracy
- *  for open or periodic boundaries. */
+/** The multilevel summation's h and a (nm): options.msmSpacing and msmCutoff, or those that the error model of
+ *  MsmNumerics.h gives options.msmAccuracy for open or periodic boundaries (a periodic plan rounds h down to fit the
+ *  cell). */
 void msmParameters(const Options& options, bool periodic, double& spacing, double& cutoff);
 
 /** The CPU backend (always built). */

@@ -20,8 +20,13 @@ namespace OpenMMNarumi::PotentialMap {
 
 namespace {
 
-/** The top level has at most this many points along each cell vector (its kernel is an Ewald sum per point). */
-constexpr int TOP_LEVEL_POINTS = 4;
+/**
+ * The top level keeps at least this many points along every cell vector (8 to 14 along the shortest): its kernel
+ * carries the cell's longest waves, and with 2 to 4 points along a vector (as when the longest vector set the count)
+ * it was the largest error of small and elongated cells (studies/msm/msm_error_model.py).  Its kernel is an Ewald sum
+ * per point and its circular sum all pairs: some thousand points cost little.
+ */
+constexpr int TOP_LEVEL_MIN_POINTS = 8;
 
 /** The cell: its vectors as rows, the inverse (fractional = position * inverse), widths between opposite faces. */
 struct Cell {
@@ -110,7 +115,7 @@ PeriodicGrid periodicKernel(const std::array<int, 3>& n, const Cell& cell, doubl
     return K;
 }
 
-/** The nonzero entries of a kernel lattice. */
+/** The nonzero entries of a kernel lattice, x fastest: one kernel row (equal dj, dk) after another. */
 std::vector<MsmKernelEntry> nonzeroEntries(const PeriodicGrid& K) {
     std::vector<MsmKernelEntry> entries;
     for (int k = 0; k < K.dims[2]; k++)
@@ -123,21 +128,41 @@ std::vector<MsmKernelEntry> nonzeroEntries(const PeriodicGrid& K) {
     return entries;
 }
 
-/** e = K (*) q, the circular convolution over the periodic lattice, through K's nonzero entries. */
+/**
+ * e = K (*) q, the circular convolution over the periodic lattice, through K's nonzero entries.  K is even
+ * (K[-d] = K[d]), so e[m] = sum_d K[d] q[m + d].  The entries of one kernel row (equal dj, dk; nonzeroEntries lists
+ * them one row after another) all read the same source row of q, which a copy of q with every row written twice
+ * (index i + di < 2 n0 for 0 <= di < n0) makes contiguous: a plain multiply-add over the output row that vectorizes.
+ */
 PeriodicGrid circularSum(const PeriodicGrid& q, const std::vector<MsmKernelEntry>& entries, int threads) {
+    const int n0 = q.dims[0], n1 = q.dims[1], n2 = q.dims[2];
+    const size_t numRows = (size_t) n1 * n2;
+    std::vector<double> doubled(2 * (size_t) n0 * numRows);
+    for (size_t row = 0; row < numRows; row++)
+        for (int i = 0; i < 2 * n0; i++)
+            doubled[2 * n0 * row + i] = q.values[n0 * row + i % n0];
+    std::vector<size_t> rowStarts;
+    for (size_t m = 0; m < entries.size(); m++)
+        if (m == 0 || entries[m].dj != entries[m - 1].dj || entries[m].dk != entries[m - 1].dk)
+            rowStarts.push_back(m);
+    rowStarts.push_back(entries.size());
     PeriodicGrid e;
     e.dims = q.dims;
     e.allocate();
-    // e[m] = sum_d K[d] q[m - d]; K is even (K[-d] = K[d]), so q[m + d] serves as well.
-    Common::parallelFor(q.dims[2], threads, [&](long task, int) {
-        int k = (int) task;
-        for (int j = 0; j < q.dims[1]; j++)
-            for (int i = 0; i < q.dims[0]; i++) {
-                double sum = 0;
-                for (const MsmKernelEntry& entry : entries)
-                    sum += entry.weight * q.values[q.wrappedIndex(i + entry.di, j + entry.dj, k + entry.dk)];
-                e.values[e.index(i, j, k)] = sum;
+    Common::parallelFor((long) numRows, threads, [&](long task, int) {
+        const int j = (int) (task % n1), k = (int) (task / n1);
+        double* out = &e.values[(size_t) task * n0];
+        for (size_t r = 0; r + 1 < rowStarts.size(); r++) {
+            const MsmKernelEntry& first = entries[rowStarts[r]];
+            const size_t sourceRow = (size_t) ((j + first.dj) % n1) + (size_t) n1 * ((k + first.dk) % n2);
+            const double* source = &doubled[2 * n0 * sourceRow];
+            for (size_t m = rowStarts[r]; m < rowStarts[r + 1]; m++) {
+                const double weight = entries[m].weight;
+                const double* shifted = source + entries[m].di;
+                for (int i = 0; i < n0; i++)
+                    out[i] += weight * shifted[i];
             }
+        }
     });
     return e;
 }
@@ -249,7 +274,8 @@ MsmPeriodicPlan msmPeriodicPlan(const PeriodicBox& box, double spacing, double c
         lengths[d] = std::sqrt(cell.rows[d][0] * cell.rows[d][0] + cell.rows[d][1] * cell.rows[d][1] + cell.rows[d][2] * cell.rows[d][2]);
     int levels = 1;
     auto pointsAtTop = [&](int d, int numLevels) { return (int) std::ceil(lengths[d] / spacing / std::ldexp(1.0, numLevels - 1)); };
-    while (pointsAtTop(0, levels) > TOP_LEVEL_POINTS || pointsAtTop(1, levels) > TOP_LEVEL_POINTS || pointsAtTop(2, levels) > TOP_LEVEL_POINTS)
+    auto fewestAtTop = [&](int numLevels) { return std::min({pointsAtTop(0, numLevels), pointsAtTop(1, numLevels), pointsAtTop(2, numLevels)}); };
+    while (fewestAtTop(levels + 1) >= TOP_LEVEL_MIN_POINTS)
         levels++;
     std::array<int, 3> finest;
     for (int d = 0; d < 3; d++)

@@ -148,7 +148,7 @@ PotentialMapEngine::PotentialMapEngine(const Lattice& lattice, const std::vector
     if (options_.method == Method::Msm) {
         if (options_.msmOrder != Msm::MSM_CUBIC && options_.msmOrder != Msm::MSM_QUINTIC)
             fail("msmOrder must be 3 (cubic) or 5 (quintic), got " + std::to_string(options_.msmOrder));
-        const double finest = Msm::finestPresetAccuracy(options_.msmOrder, false);
+        const double finest = Msm::finestAccuracy(options_.msmOrder);
         if (!(options_.msmAccuracy >= finest && options_.msmAccuracy < 1))
             fail("msmAccuracy must be a relative RMS error of at least " + str(finest) + " and below 1 for msmOrder " +
                  std::to_string(options_.msmOrder) + ", got " + str(options_.msmAccuracy) + " (finer: set msmSpacing and msmCutoff)");
@@ -220,10 +220,6 @@ void PotentialMapEngine::validateFrame(const double* positions, const PeriodicBo
     double reach = options_.cutoff;
     const char* what = "the cutoff ";
     if (options_.method == Method::Msm) {
-        const double finest = Msm::finestPresetAccuracy(options_.msmOrder, true);
-        if (options_.msmSpacing == 0 && options_.msmAccuracy < finest)
-            fail("msmAccuracy " + str(options_.msmAccuracy) + " is finer than the periodic presets of msmOrder " +
-                 std::to_string(options_.msmOrder) + " reach (" + str(finest) + "); set msmSpacing and msmCutoff");
         double spacing;
         msmParameters(options_, true, spacing, reach);
         what = "the msm short-range cutoff ";

@@ -75,15 +75,16 @@ def makeLattice(spacing, region=None, positions=None, boxVectors=None, margin=0.
 
 def checkMsmSettings(msmAccuracy, msmOrder):
     """ValueError naming a bad msmAccuracy or msmOrder now (the engine's own checks on a one-atom CPU probe), not at
-    the first frame of a long run; a periodic cell's finer limits are checked with its first frame."""
+    the first frame of a long run."""
     createEngine(([0.0] * 3, [0.1] * 3, [2, 2, 2]), [0.0], "msm", 1.2, "compensated", "cpu", msmAccuracy=msmAccuracy,
                  msmOrder=msmOrder)
 
 
 def createEngine(lattice, charges, method, cutoff, accumulation, backend, cudaDevice=0, msmAccuracy=1e-3, msmOrder=5):
     """The compiled engine for a lattice (origin, spacing[3], dims[3]) and charges (e); cutoff in nm; msmAccuracy:
-    the relative RMS error that method 'msm' aims at (its lattice spacing and cutoff follow from it); msmOrder: its
-    interpolation, 5 (quintic, default) or 3 (cubic)."""
+    the bound on method 'msm''s relative RMS error at the map's points 0.15 nm or more from every charge (its lattice
+    spacing and cutoff follow from it; docs/potentialmap.md, "Accuracy"); msmOrder: its interpolation, 5 (quintic,
+    default) or 3 (cubic)."""
     origin, spacings, dims = lattice
     return _potentialmap.Engine(np.asarray(origin, float), np.asarray(spacings, float), [int(d) for d in dims], charges,
                                 method=method, cutoff=cutoff, accumulation=accumulation, backend=backend,
