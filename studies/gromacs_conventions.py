@@ -39,16 +39,21 @@ OPENMM_TERMS = {"HarmonicBondForce": "Bond", "GROMOSAngleForce": "G96Angle", "Le
                 "LennardJonesExceptions": "LJ (SR)", "NonbondedForce": "Coulomb (SR)"}
 
 
-def openmm_route(folder, work, model, flexible=True):
-    """The System and positions of GromacsTopFile's route for a copy of `folder` in `work`."""
+def copy_for_gromacs_top_file(folder, work):
+    """Copy the .top, .itp and .gro files of `folder` into `work` with the [ defaults ] workaround: OpenMM's
+    GromacsTopFile rejects Martini's two-field `1 1` line, which becomes GROMACS's defaults `1 1 no 1.0 1.0`."""
     for name in os.listdir(folder):
         if name.endswith((".top", ".itp", ".gro")):
             with open(os.path.join(folder, name)) as source:
                 text = source.read()
-            # The [ defaults ] workaround: GromacsTopFile rejects Martini's two-field `1 1` line.
             text = re.sub(r"(\[\s*defaults\s*\][^\n]*\n(?:\s*;[^\n]*\n)*)\s*1\s+1\s*\n", r"\g<1>1 1 no 1.0 1.0\n", text)
             with open(os.path.join(work, name), "w") as out:
                 out.write(text)
+
+
+def openmm_route(folder, work, model, flexible=True):
+    """The System and positions of GromacsTopFile's route for a copy of `folder` in `work`."""
+    copy_for_gromacs_top_file(folder, work)
     top = next(name for name in os.listdir(work) if name.endswith(".top"))
     if not flexible:
         with open(os.path.join(work, "undef.top"), "w") as out:

@@ -6,7 +6,6 @@ bilayer of the shared data; the CHARMM and Amber sets are built as those loaders
 import copy
 import math
 import os
-import re
 
 import numpy as np
 import openmm
@@ -16,6 +15,7 @@ import pytest
 
 import openmmnarumi
 from openmmnarumi import NarumiNonbondedForce
+from studies.gromacs_conventions import copy_for_gromacs_top_file
 
 PLATFORMS = ["Reference", "CPU"]
 # What CharmmPsfFile and AmberPrmtopFile write (GromacsTopFile's differs only in white space).
@@ -181,13 +181,7 @@ def martini(request, data_dir, tmp_path_factory):
     if not os.path.isdir(folder):
         pytest.skip(f"{folder} is absent (pytest --data-dir)")
     work = str(tmp_path_factory.mktemp(request.param))
-    for name in os.listdir(folder):
-        if name.endswith((".top", ".itp", ".gro")):
-            with open(os.path.join(folder, name)) as source:
-                text = source.read()
-            text = re.sub(r"(\[\s*defaults\s*\][^\n]*\n(?:\s*;[^\n]*\n)*)\s*1\s+1\s*\n", r"\g<1>1 1 no 1.0 1.0\n", text)
-            with open(os.path.join(work, name), "w") as out:
-                out.write(text)
+    copy_for_gromacs_top_file(folder, work)
     gro = app.GromacsGroFile(os.path.join(work, "minimized.gro"))
     top = app.GromacsTopFile(os.path.join(work, "system.top"), periodicBoxVectors=gro.getPeriodicBoxVectors())
     system = top.createSystem(nonbondedMethod=app.CutoffPeriodic, nonbondedCutoff=1.1 * unit.nanometer)
