@@ -214,11 +214,25 @@ NARUMI_FORCE_IN_PYTHON(RDFSampler, "an")
 %typemap(typecheck, precedence=SWIG_TYPECHECK_DOUBLE_ARRAY) const std::vector<OpenMM::Vec3>& positions {
     $1 = PySequence_Check($input) ? 1 : 0;
 }
-%pythonprepend OpenMMNarumi::replaceNonbondedForces %{
-    if len(args) > 1:
-        args = (args[0], _nanometers(args[1])) + args[2:]
-%}
+// replaceNonbondedForces takes keywords (an overloaded SWIG function cannot): a Python function over the C++ overloads.
+%rename(_replaceNonbondedForces) OpenMMNarumi::replaceNonbondedForces;
 %include "NonbondedForceConversion.h"
+%pythoncode %{
+def replaceNonbondedForces(system, positions=None, accumulationMethod=NarumiNonbondedForce.Narumi):
+    """Replace every NonbondedForce of system by an equivalent NarumiNonbondedForce at the same index (same name,
+    force group, particles, exceptions and settings) and return how many NarumiNonbondedForces were made.
+
+    positions (a Quantity, or nm in a list or NumPy array) are needed to fuse the pair-table forces of OpenMM's
+    GromacsTopFile, CharmmPsfFile and AmberPrmtopFile into one force, after a check on the Reference platform;
+    without them such a System is refused.  accumulationMethod is the forces' NarumiNonbondedForce accumulation
+    method (default Narumi; TileSums: OpenMM CUDA's scheme, faster on large systems, not exact).  A refusal raises
+    OpenMMException with the System unchanged; forces after the first one replaced are copies, so get them again
+    from the System.
+    """
+    if positions is None:
+        return _replaceNonbondedForces(system, accumulationMethod)
+    return _replaceNonbondedForces(system, _nanometers(positions), accumulationMethod)
+%}
 
 %feature("kwargs") OpenMMNarumi::RDFSampler::RDFSampler;
 %include "RDFSampler.h"

@@ -47,6 +47,8 @@ done
 carried=.
 [ -d .whl ] || carried=../..
 data_dir=${NARUMI_DATA_DIR:-$carried/.carry/data}
+# GROMACS reruns made where gmx_d is installed (prepare_device_carry.sh): the GROMACS tests read them here.
+[ -d "$carried/.carry/gromacs-cache" ] && export NARUMI_GROMACS_CACHE=${NARUMI_GROMACS_CACHE:-$(cd "$carried/.carry/gromacs-cache" && pwd)}
 wants() { [[ ",$sections," == *",$1,"* ]]; }
 export PIP_ROOT_USER_ACTION=ignore CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) PYTHONUNBUFFERED=1
 # The image's default CXX=/opt/gcc/bin/g++ (a g++-real wrapper) put a private copy of libstdc++ into our libraries

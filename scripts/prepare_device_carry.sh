@@ -7,6 +7,8 @@
 #           image has (docs: its package list), installed there only where an import fails
 #   .deps/  deps.tar.xz: GoogleTest sources and Eigen headers from this machine's Debian packages, packed (unpacked
 #           there by scripts/device_deps.sh)
+#   .carry/gromacs-cache/   where gmx_d is installed, the GROMACS reruns of the GROMACS tests (tests/support/gromacs.py,
+#           NARUMI_GROMACS_CACHE), so that the GPU machine, which has no GROMACS, runs them against GROMACS too
 # Then, on the GPU machine: bash scripts/device_test.sh (copy ../shared/data to .carry/data for the benchmarks).
 #   .whl/project/  with --wheel: the openmm-narumi wheel for the GPU machine's Python 3.12, built and tested here by
 #           tests/wheel (pip wheel with build isolation, a new venv, a CPU simulation, the command lines; about 15
@@ -55,6 +57,12 @@ if [ $wheel = 1 ]; then
     python312=${NARUMI_WHEEL_PYTHON:-$(ls "$HOME"/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -n 1)}
     [ -x "$python312" ] || { echo "--wheel: no Python 3.12 found (set NARUMI_WHEEL_PYTHON)"; exit 1; }
     NARUMI_WHEEL_PYTHON=$python312 NARUMI_WHEEL_DIR=$PWD/.whl/project python3 -m pytest -q tests/wheel
+fi
+if command -v gmx_d >/dev/null; then
+    # Running the tests with the cache set stores each of their reruns; the data must be where the GPU machine reads it.
+    data=${NARUMI_DATA_DIR:-../shared/data}
+    NARUMI_GROMACS_CACHE=$PWD/.carry/gromacs-cache python3 -m pytest -q -p no:cacheprovider --data-dir "$data" \
+        tests/python/test_gromacs_inputs.py tests/python/test_gromacs_conventions.py || exit 1
 fi
 staging=$(mktemp -d)
 mkdir -p "$staging/eigen/include" "$staging/eigen/share"

@@ -44,7 +44,7 @@ public:
     };
     /**
      * How per-atom forces and the energy are summed on a GPU.  Reference and CPU always sum in double.  Values 4-6 are
-     * reserved for the paper's float pairs (methods C-E), which the CUDA platform runs for accuracy studies only,
+     * reserved (files of 0.2.0 may hold them) for the paper's float pairs (methods C-E), which the CUDA platform runs for accuracy studies only,
      * through its diagnostics (NARUMI_DIAGNOSTICS, docs/development.md), never as a force's setting.
      */
     enum AccumulationMethod {
@@ -54,8 +54,15 @@ public:
         SingleFloat = 1,
         /** Double accumulation of single-precision pair forces (Narumi's method B). */
         DoubleFloat = 2,
-        /** OpenMM's own 64-bit fixed point (scale 2^32). */
-        FixedPoint64 = 3
+        /** OpenMM's own 64-bit fixed point (scale 2^32), every pair term rounded into it. */
+        FixedPoint64 = 3,
+        /**
+         * OpenMM CUDA's scheme, for speed on the largest systems: each atom's terms of one tile (32 partners) summed in
+         * floating point (double with Precision=double) and each tile's sum merged into 64-bit fixed point; terms of
+         * 2^15 kJ/mol(/nm) or more go to the fixed point directly.  Deterministic, but excluded pairs do not cancel
+         * exactly (their float rounding stays) and the net force is not exactly zero.
+         */
+        TileSums = 7
     };
     /**
      * What is done to each Lennard-Jones pair at the cutoff (GROMACS's vdw-modifier).  The switching function
@@ -109,7 +116,7 @@ public:
     void setElectrostaticsMethod(ElectrostaticsMethod method);
     /** How a GPU sums forces and energy (default Narumi); Reference and CPU always sum in double. */
     AccumulationMethod getAccumulationMethod() const;
-    /** Narumi, SingleFloat, DoubleFloat or FixedPoint64; another value throws naming it. */
+    /** Narumi, SingleFloat, DoubleFloat, FixedPoint64 or TileSums; another value throws naming it. */
     void setAccumulationMethod(AccumulationMethod method);
 
     /** Cutoff distance in nm (default 1 nm; ignored with NoCutoff). */

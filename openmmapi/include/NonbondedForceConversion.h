@@ -24,14 +24,16 @@ OPENMM_EXPORT_NARUMI NarumiNonbondedForce* createNarumiNonbondedForce(const Open
  * same index, and return how many NarumiNonbondedForces were made.  The System can only append forces, so every force
  * after the first one replaced is replaced by an XmlSerializer copy of itself: pointers (and Python references) to
  * those forces taken before the call are no longer valid; get them again from the System.  If a force cannot be
- * converted or copied, nothing is changed.  A Context must be created again afterwards.
+ * converted or copied, nothing is changed.  A Context must be created again afterwards.  The forces made sum with
+ * accumulationMethod (default Narumi: NarumiNonbondedForce::TileSums trades exactness for speed on large systems).
  *
  * A System with a pair-table force set, as OpenMM's GromacsTopFile, CharmmPsfFile and AmberPrmtopFile make for
  * NBFIX/nonbond_params (a NonbondedForce with the charges and epsilon 0, a CustomNonbondedForce
  * "(a/r6)^2-b/r6; r6=r^6; a=acoef(type1, type2); b=bcoef(type1, type2)" with a per-particle type, and GromacsTopFile's
  * CustomBondForce "-C/r^6+A/r^12" of 1-4 pairs), needs the overload with positions: this one refuses it.
  */
-OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system);
+OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system,
+                                                NarumiNonbondedForce::AccumulationMethod accumulationMethod = NarumiNonbondedForce::Narumi);
 
 /**
  * As replaceNonbondedForces(system), and a pair-table force set becomes one NarumiNonbondedForce at the index of the
@@ -45,7 +47,8 @@ OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system);
  * NonbondedForce's exceptions, asymmetric tables, a failed check) throws an OpenMMException naming it, with the System
  * unchanged.  A CustomNonbondedForce without tables acoef or bcoef is copied, not fused.
  */
-OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system, const std::vector<OpenMM::Vec3>& positions);
+OPENMM_EXPORT_NARUMI int replaceNonbondedForces(OpenMM::System& system, const std::vector<OpenMM::Vec3>& positions,
+                                                NarumiNonbondedForce::AccumulationMethod accumulationMethod = NarumiNonbondedForce::Narumi);
 
 } // namespace OpenMMNarumi
 

@@ -72,10 +72,10 @@ NarumiNonbondedForce::AccumulationMethod NarumiNonbondedForce::getAccumulationMe
 }
 
 void NarumiNonbondedForce::setAccumulationMethod(AccumulationMethod method) {
-    if (method < Narumi || method > FixedPoint64) {
+    if (method < Narumi || (method > FixedPoint64 && method != TileSums)) {
         stringstream msg;
         msg << "NarumiNonbondedForce: illegal accumulation method " << (int) method
-            << "; the methods are Narumi (0), SingleFloat (1), DoubleFloat (2) and FixedPoint64 (3)";
+            << "; the methods are Narumi (0), SingleFloat (1), DoubleFloat (2), FixedPoint64 (3) and TileSums (7)";
         if (method >= 4 && method <= 6)
             msg << ". The paper's float pairs (4-6: TakahashiIitaka, Nitadori, ModifiedNitadori) are no accumulation "
                    "method of a force: the CUDA platform runs them for accuracy studies with NARUMI_DIAGNOSTICS="

@@ -102,6 +102,23 @@ NarumiNonbondedForceImpl::ReactionFieldConstants NarumiNonbondedForceImpl::react
     return {(epsRF - epsR) / ((2 * epsRF + epsR) * rc * rc * rc), 3 * epsRF / ((2 * epsRF + epsR) * rc)};
 }
 
+bool NarumiNonbondedForceImpl::hasExcludedChargeTerms(const NarumiNonbondedForce& force) {
+    return force.getNonbondedMethod() != NarumiNonbondedForce::NoCutoff && force.getElectrostaticsMethod() == NarumiNonbondedForce::ReactionField &&
+           force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField;
+}
+
+double NarumiNonbondedForceImpl::reactionFieldSelfEnergy(const NarumiNonbondedForce& force, double coulombConstant) {
+    if (!hasExcludedChargeTerms(force))
+        return 0.0;
+    double sumSquaredCharges = 0;
+    for (int i = 0; i < force.getNumParticles(); i++) {
+        double charge, sigma, epsilon;
+        force.getParticleParameters(i, charge, sigma, epsilon);
+        sumSquaredCharges += charge * charge;
+    }
+    return -0.5 * coulombConstant / force.getCoulombDielectric() * reactionFieldConstants(force).crf * sumSquaredCharges;
+}
+
 vector<int> NarumiNonbondedForceImpl::interactingExceptions(const NarumiNonbondedForce& force) {
     vector<int> interacting;
     for (int i = 0; i < force.getNumExceptions(); i++) {

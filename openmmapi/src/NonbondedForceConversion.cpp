@@ -60,7 +60,8 @@ NarumiNonbondedForce* OpenMMNarumi::createNarumiNonbondedForce(const NonbondedFo
 
 namespace {
 
-int replace(System& system, const vector<Vec3>* positions) {
+int replace(System& system, const vector<Vec3>* positions, NarumiNonbondedForce::AccumulationMethod accumulationMethod) {
+    NarumiNonbondedForce().setAccumulationMethod(accumulationMethod);  // an illegal value throws before any work
     // A pair-table set becomes one fused force at the index of its first force; every other NonbondedForce its
     // converted self at its index.  The System can only append, so the forces from the first one replaced on are
     // rebuilt in order, the others as XmlSerializer copies.  Everything is converted, checked and copied before the
@@ -84,6 +85,7 @@ int replace(System& system, const vector<Vec3>* positions) {
         if (set.contains(i)) {
             first = (first < 0 ? i : first);
             if (fused) {
+                fused->setAccumulationMethod(accumulationMethod);
                 rebuilt.emplace_back(fused.release());
                 replaced++;
             }
@@ -91,6 +93,7 @@ int replace(System& system, const vector<Vec3>* positions) {
         else if (nonbonded != nullptr) {
             first = (first < 0 ? i : first);
             rebuilt.emplace_back(createNarumiNonbondedForce(*nonbonded));
+            static_cast<NarumiNonbondedForce&>(*rebuilt.back()).setAccumulationMethod(accumulationMethod);
             replaced++;
         }
         else if (first >= 0)
@@ -105,11 +108,11 @@ int replace(System& system, const vector<Vec3>* positions) {
 
 } // namespace
 
-int OpenMMNarumi::replaceNonbondedForces(System& system) {
-    return replace(system, nullptr);
+int OpenMMNarumi::replaceNonbondedForces(System& system, NarumiNonbondedForce::AccumulationMethod accumulationMethod) {
+    return replace(system, nullptr, accumulationMethod);
 }
 
-int OpenMMNarumi::replaceNonbondedForces(System& system, const vector<Vec3>& positions) {
+int OpenMMNarumi::replaceNonbondedForces(System& system, const vector<Vec3>& positions, NarumiNonbondedForce::AccumulationMethod accumulationMethod) {
     if ((int) positions.size() != system.getNumParticles())
         throw OpenMMException("replaceNonbondedForces: " + to_string(positions.size()) + " positions for a System of " +
                               to_string(system.getNumParticles()) + " particles");
@@ -119,5 +122,5 @@ int OpenMMNarumi::replaceNonbondedForces(System& system, const vector<Vec3>& pos
             msg << "replaceNonbondedForces: the position of particle " << i << " is not finite: " << positions[i];
             throw OpenMMException(msg.str());
         }
-    return replace(system, &positions);
+    return replace(system, &positions, accumulationMethod);
 }

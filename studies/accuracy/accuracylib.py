@@ -25,11 +25,12 @@ KJ = unit.kilojoule_per_mole
 FORCE_UNIT = unit.kilojoule_per_mole / unit.nanometer
 BOLTZ = 0.00831446261815324  # kJ/mol/K
 METHODS = {"A": "SingleFloat", "B": "DoubleFloat", "C": "TakahashiIitaka", "D": "Nitadori", "E": "ModifiedNitadori",
-           "F": "Narumi", "FixedPoint64": "FixedPoint64"}
+           "F": "Narumi", "FixedPoint64": "FixedPoint64", "TileSums": "TileSums"}
 LABELS = {"A": "A: single accumulation (SingleFloat)", "B": "B: double accumulation (DoubleFloat)",
           "C": "C: Takahashi-Iitaka float pair (TakahashiIitaka)", "D": "D: Nitadori float pair (Nitadori)",
           "E": "E: modified Nitadori float pair (ModifiedNitadori)",
-          "F": "F: Narumi float+int32 (Narumi)", "FixedPoint64": "64-bit fixed point (FixedPoint64)"}
+          "F": "F: Narumi float+int32 (Narumi)", "FixedPoint64": "64-bit fixed point (FixedPoint64)",
+          "TileSums": "float tile sums into 64-bit fixed point, OpenMM's scheme (TileSums)"}
 # The paper's float pairs are no accumulation method of the force: the CUDA platform runs them for this study through
 # NARUMI_DIAGNOSTICS=accumulation=NAME (docs/development.md, "Diagnostics"); other platforms sum in double anyway.
 DIAGNOSTIC_METHODS = ("TakahashiIitaka", "Nitadori", "ModifiedNitadori")

@@ -207,6 +207,19 @@ NonbondedSettings periodicReactionField(double cutoff, double reactionFieldDiele
 }
 
 /** ringWithChain() inside a 2.6 nm cube of water (about 1700 atoms): exclusions, 1-4 pairs and five particle classes. */
+/** Each convention alone (types, potential shift, GROMACS's reaction field, eps_r 15) and all of them together, named. */
+vector<pair<string, Conventions>> conventionCases() {
+    Conventions types, shift, gromacs, dielectric, all;
+    types.types = true;
+    shift.potentialShift = true;
+    gromacs.gromacsReactionField = true;
+    dielectric.coulombDielectric = 15;
+    all.types = all.potentialShift = all.gromacsReactionField = true;
+    all.coulombDielectric = 15;
+    return {{"types", types}, {"potential shift", shift}, {"GROMACS reaction field", gromacs}, {"Coulomb dielectric 15", dielectric},
+            {"all", all}};
+}
+
 TestSystem solvatedMoleculeInCube() {
     return solvatedMolecule(cubicBox(2.6), Vec3(0.7, 1.3, 1.3), 3);
 }
@@ -217,18 +230,10 @@ TestSystem solvatedMoleculeInCube() {
 TEST_P(NarumiGromacsConventionsTest, EachConventionAloneAndAllTogetherMatchCustomForces) {
     TestSystem solvated = solvatedMoleculeInCube();
     TypeTable table = solvatedMoleculeTypes(solvated);
-    Conventions types, shift, gromacs, dielectric, all;
-    types.types = true;
-    shift.potentialShift = true;
-    gromacs.gromacsReactionField = true;
-    dielectric.coulombDielectric = 15;
-    all.types = all.potentialShift = all.gromacsReactionField = true;
-    all.coulombDielectric = 15;
-    const pair<const char*, Conventions> cases[] = {{"types", types}, {"potential shift", shift}, {"GROMACS reaction field", gromacs},
-                                                    {"Coulomb dielectric 15", dielectric}, {"all", all}};
+    const vector<pair<string, Conventions>> cases = conventionCases();
     for (double reactionFieldDielectric : {78.3, INFINITE})
         for (const auto& testCase : cases) {
-            SCOPED_TRACE(string(testCase.first) + ", eps_rf " + to_string(reactionFieldDielectric));
+            SCOPED_TRACE(testCase.first + ", eps_rf " + to_string(reactionFieldDielectric));
             NonbondedSettings settings = periodicReactionField(1.0, reactionFieldDielectric);
             auto narumi = makeSystem(solvated, {makeConventionsForce(solvated, settings, table, testCase.second)});
             auto oracle = conventionsOracle(solvated, settings, table, testCase.second);

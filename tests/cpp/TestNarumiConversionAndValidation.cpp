@@ -313,7 +313,7 @@ TEST(Validation, IllegalSettingsThrowNamingThem) {
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setSwitchingDistance(NaN), "nan");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setNonbondedMethod((Narumi::NonbondedMethod) 4), "method 4");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setElectrostaticsMethod((Narumi::ElectrostaticsMethod) 3), "method 3");
-    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 7), "method 7");
+    EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) 8), "method 8");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(force.setAccumulationMethod((Narumi::AccumulationMethod) -1), "method -1");
     // The paper's float pairs (4-6) are the CUDA platform's diagnostics only: the refusal says where they went.
     for (int reserved : {4, 5, 6}) {

@@ -114,7 +114,7 @@ TEST(Serialization, RoundTripKeepsAnInfiniteReactionFieldDielectric) {
 TEST(Serialization, RoundTripKeepsEveryMethod) {
     for (auto method : {Narumi::NoCutoff, Narumi::CutoffNonPeriodic, Narumi::CutoffPeriodic})
         for (auto electrostatics : {Narumi::ReactionField, Narumi::Shifted, Narumi::NoCoulomb})
-            for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64}) {
+            for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64, Narumi::TileSums}) {
                 Narumi force;
                 force.setNonbondedMethod(method);
                 force.setElectrostaticsMethod(electrostatics);
@@ -274,8 +274,8 @@ TEST(Serialization, IllegalValuesThrowNamingThem) {
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "method=\"2\"", "method=\"4\"")), "4");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "electrostatics=\"1\"", "electrostatics=\"3\"")), "3");
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "accumulation=\"2\"", "accumulation=\"-1\"")), "-1");
-    // 4-6: the paper's float pairs, which a force no longer holds (an XML file of 0.2.0 may).
-    for (const char* reserved : {"4", "5", "6", "7"})
+    // 4-6: the paper's float pairs, which a force no longer holds (an XML file of 0.2.0 may); 8: no method.
+    for (const char* reserved : {"4", "5", "6", "8"})
         EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "accumulation=\"2\"", string("accumulation=\"") + reserved + "\"")),
                                            string("illegal accumulation method ") + reserved);
     EXPECT_OPENMM_EXCEPTION_CONTAINING(fromXml(replaced(xml, "cutoff=\"", "cutoff=\"-")), "cutoff");

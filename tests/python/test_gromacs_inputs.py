@@ -5,6 +5,7 @@ exclusions (those of grompp's run input file, tests/support/gromacs.py); the pre
 refusal."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -148,6 +149,33 @@ def test_martini_bilayer_on_the_cpu_platform(martini_folder):
     with open(os.path.join(folder, "reference_energies.json")) as stored:
         reference = json.load(stored)["energies"]
     assert energy(context(inputs, "CPU")) == pytest.approx(reference["Potential"], rel=1e-9)
+
+
+@pytest.mark.parametrize("precision", ["single", "mixed"])
+@pytest.mark.parametrize("system", ["simple_lipid", "complex_lipid"])
+def test_martini_bilayer_on_cuda_has_openmm_cudas_grade(martini_rerun, martini_folder, system, precision):
+    """The CUDA platform's forces on the loaded bilayer against gmx_d's, within 2x the error of OpenMM's own CUDA
+    platform on the same positions with OpenMM's GROMACS-exact route (NonbondedForce + CustomNonbondedForce table +
+    CustomBondForce of the excluded pairs, benchmarks/martini_speed.py); the energy within 1e-5 of GROMACS's."""
+    if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
+        pytest.skip("no CUDA platform")
+    from benchmarks.martini_speed import route_system, type_table
+    folder, run = martini_rerun(system)
+    inputs = load(folder, mdp="martini_md.mdp", gro="minimized.gro")
+    atoms = ~is_virtual_site(inputs)
+    exact, left_out = route_system(inputs, "openmm-exact", type_table(inputs.nonbondedForce))
+    errors, energies = {}, {}
+    for name, system_under_test in (("narumi", inputs.system), ("openmm", exact)):
+        ctx = openmm.Context(system_under_test, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CUDA"),
+                             {"Precision": precision})
+        ctx.setPositions(inputs.positions)
+        errors[name] = relative_rms(forces(ctx)[atoms], run.forces[atoms])
+        energies[name] = energy(ctx)
+    print(f"{system}, {precision}: relative RMS force error against gmx_d {errors['narumi']:.3e} (OpenMM's exact route "
+          f"on CUDA {errors['openmm']:.3e})")
+    assert errors["narumi"] <= 2 * errors["openmm"]
+    assert energies["narumi"] == pytest.approx(run.energies["Potential"], rel=1e-5)
+    assert energies["openmm"] + left_out == pytest.approx(run.energies["Potential"], rel=1e-5)
 
 
 def test_define_in_the_mdp_reaches_the_topology(martini_folder, tmp_path):
@@ -327,6 +355,27 @@ SYNTHETIC_CASES = {
     "rule3-plain-cutoff": (3, SYNTHETIC_MDP.replace("coulombtype = reaction-field", "coulombtype = Cut-off")),
     "rule2-eps_rf-78-unshifted": (2, SYNTHETIC_MDP.replace("epsilon_rf = 0", "epsilon_rf = 78\nvdw-modifier = None")),
 }
+
+
+def test_reruns_are_stored_and_read_back_without_gromacs(tmp_path, monkeypatch):
+    """NARUMI_GROMACS_CACHE: a rerun made with gmx_d is read back where gmx_d is absent, the same to the bit; a
+    changed input is not found there, and the error says so."""
+    if shutil.which(gromacs.GMX) is None:
+        pytest.skip(f"{gromacs.GMX} is not installed")
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    write_synthetic(str(folder))
+    monkeypatch.setenv(gromacs.CACHE_VARIABLE, str(tmp_path / "cache"))
+    made = gromacs.rerun(str(folder))
+    monkeypatch.setattr(gromacs.shutil, "which", lambda name: None)
+    assert gromacs.gmx_available()
+    again = gromacs.rerun(str(folder))
+    assert again.energies == made.energies
+    assert np.array_equal(again.forces, made.forces) and np.array_equal(again.model.exclusions, made.model.exclusions)
+    with open(folder / "run.mdp", "a") as mdp:
+        mdp.write("epsilon-r = 2\n")
+    with pytest.raises(FileNotFoundError, match="holds no rerun"):
+        gromacs.rerun(str(folder))
 
 
 @pytest.fixture(scope="module", params=list(SYNTHETIC_CASES))

@@ -327,6 +327,13 @@ def test_positions_as_openmm_takes_them(form):
     assert openmmnarumi.replaceNonbondedForces(copy.deepcopy(system), angstroms) == 1
 
 
+def test_fused_force_takes_the_accumulation_method():
+    system, positions = charmm_system()
+    assert openmmnarumi.replaceNonbondedForces(system, positions, accumulationMethod=NarumiNonbondedForce.TileSums) == 1
+    fused = [NarumiNonbondedForce.cast(f) for f in system.getForces() if NarumiNonbondedForce.isinstance(f)]
+    assert [f.getAccumulationMethod() for f in fused] == [NarumiNonbondedForce.TileSums]
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # Refusals: each names what differs, and the System is unchanged
 

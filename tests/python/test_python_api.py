@@ -43,8 +43,8 @@ def test_defaults_follow_nonbonded_force():
 
 def test_every_accumulation_method_is_settable_and_only_those():
     force = NarumiNonbondedForce()
-    names = ["Narumi", "SingleFloat", "DoubleFloat", "FixedPoint64"]
-    for value, name in enumerate(names):
+    names = {"Narumi": 0, "SingleFloat": 1, "DoubleFloat": 2, "FixedPoint64": 3, "TileSums": 7}
+    for name, value in names.items():
         assert getattr(NarumiNonbondedForce, name) == value
         force.setAccumulationMethod(getattr(NarumiNonbondedForce, name))
         assert force.getAccumulationMethod() == value
@@ -54,9 +54,9 @@ def test_every_accumulation_method_is_settable_and_only_those():
     for value in (4, 5, 6):
         with pytest.raises(openmm.OpenMMException, match=f"method {value};.*NARUMI_DIAGNOSTICS=accumulation="):
             force.setAccumulationMethod(value)
-    with pytest.raises(openmm.OpenMMException, match="method 7"):
-        force.setAccumulationMethod(7)
-    assert force.getAccumulationMethod() == NarumiNonbondedForce.FixedPoint64
+    with pytest.raises(openmm.OpenMMException, match="method 8"):
+        force.setAccumulationMethod(8)
+    assert force.getAccumulationMethod() == NarumiNonbondedForce.TileSums
 
 
 def test_system_add_force_cast_and_isinstance():
@@ -160,6 +160,21 @@ def test_converter_refuses_ewald_methods_and_leaves_system_unchanged(method):
     with pytest.raises(openmm.OpenMMException, match=name):
         openmmnarumi.replaceNonbondedForces(system)
     assert openmm.XmlSerializer.serialize(system) == before
+
+
+def test_converter_sets_the_accumulation_method_of_the_forces_it_makes():
+    topology, positions, system = water_box(2.0, cutoff_nm=0.8)
+    before = openmm.XmlSerializer.serialize(system)
+    with pytest.raises(openmm.OpenMMException, match="illegal accumulation method 5"):
+        openmmnarumi.replaceNonbondedForces(system, accumulationMethod=5)
+    assert openmm.XmlSerializer.serialize(system) == before
+    default = copy.deepcopy(system)
+    assert openmmnarumi.replaceNonbondedForces(default) == 1
+    assert openmmnarumi.replaceNonbondedForces(system, accumulationMethod=NarumiNonbondedForce.TileSums) == 1
+    made = [NarumiNonbondedForce.cast(f) for f in system.getForces() if NarumiNonbondedForce.isinstance(f)]
+    assert [f.getAccumulationMethod() for f in made] == [NarumiNonbondedForce.TileSums]
+    assert [NarumiNonbondedForce.cast(f).getAccumulationMethod() for f in default.getForces()
+            if NarumiNonbondedForce.isinstance(f)] == [NarumiNonbondedForce.Narumi]
 
 
 def test_converter_copies_every_setting():

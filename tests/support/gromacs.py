@@ -13,11 +13,18 @@ the double-precision .trr, the forces of the nonbonded terms alone, and the `Non
 topology parser of ours: per-atom charges and LJ type indices, the type-pair C6/C12 table, the exclusions that
 grompp generated, the virtual sites, and the cut-offs, dielectric constants and modifiers of the inputrec.
 
+A machine without GROMACS (a GPU machine, say) can use reruns made elsewhere: with NARUMI_GROMACS_CACHE set to a
+folder, each rerun's result is stored there as a pickle named by the SHA-256 of everything that went into it (every
+file of the input folder, the mdp overrides, the files chosen, maxwarn) on a machine with `gmx_d`, and read back on one
+without it; `gmx_available()` is then true, and a rerun that is not in the folder fails.
+
 Precision of the model: `gmx dump` prints C6/C12 and virtual-site parameters with 9 significant digits and charges
 with 6, which holds every value of the Martini topologies exactly. Positions and box come from the .trr, in double.
 """
 import dataclasses
+import hashlib
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -35,8 +42,17 @@ NONBONDED_SETTING_KEYS = ("cutoff-scheme", "rlist", "coulombtype", "coulomb-modi
                           "epsilon-r", "epsilon-rf", "vdw-type", "vdw-modifier", "rvdw-switch", "rvdw", "DispCorr")
 
 
+CACHE_VARIABLE = "NARUMI_GROMACS_CACHE"
+
+
+def _cache_folder():
+    return os.environ.get(CACHE_VARIABLE) or None
+
+
 def gmx_available():
-    return shutil.which(GMX) is not None
+    """Whether reruns can be had: `gmx_d` is installed, or a NARUMI_GROMACS_CACHE folder holds stored ones."""
+    folder = _cache_folder()
+    return shutil.which(GMX) is not None or bool(folder and os.path.isdir(folder) and os.listdir(folder))
 
 
 def skip_unless_available():
@@ -142,11 +158,40 @@ def rerun(folder, mdp_overrides=None, mdp=None, top=None, gro=None, maxwarn=1, w
 
     The folder is not written to: everything runs in a copy (in `workdir`, kept, else a temporary folder, removed).
     `mdp_overrides` ({key: value}) replace or add mdp settings; the output settings of RERUN_OUTPUT_SETTINGS are
-    always set. Raises RuntimeError with GROMACS's message where a step fails."""
-    if not gmx_available():
-        raise FileNotFoundError(f"{GMX} is not installed (Debian package gromacs)")
+    always set. Raises RuntimeError with GROMACS's message where a step fails.  With NARUMI_GROMACS_CACHE the result
+    is read from, or stored in, that folder (module docstring)."""
     folder = os.path.abspath(folder)
     mdp, top, gro = _the_file(folder, ".mdp", mdp), _the_file(folder, ".top", top), _the_file(folder, ".gro", gro)
+    cache = _cache_folder()
+    stored = cache and os.path.join(cache, _rerun_key(folder, mdp_overrides, mdp, top, gro, maxwarn) + ".pickle")
+    if stored and os.path.exists(stored):
+        with open(stored, "rb") as cached:
+            return pickle.load(cached)
+    if shutil.which(GMX) is None:
+        raise FileNotFoundError(f"{GMX} is not installed (Debian package gromacs)" +
+                                (f", and {CACHE_VARIABLE}={cache} holds no rerun of {folder} with these settings" if cache else ""))
+    result = _run_rerun(folder, mdp_overrides, mdp, top, gro, maxwarn, workdir)
+    if stored:
+        os.makedirs(cache, exist_ok=True)
+        with open(stored + ".part", "wb") as out:
+            pickle.dump(result, out)
+        os.replace(stored + ".part", stored)
+    return result
+
+
+def _rerun_key(folder, mdp_overrides, mdp, top, gro, maxwarn):
+    """The SHA-256 of everything a rerun depends on: the input folder's files and the arguments."""
+    digest = hashlib.sha256(repr((sorted((mdp_overrides or {}).items()), mdp, top, gro, maxwarn)).encode())
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            digest.update(name.encode() + b"\0")
+            with open(path, "rb") as data:
+                digest.update(hashlib.sha256(data.read()).digest())
+    return digest.hexdigest()
+
+
+def _run_rerun(folder, mdp_overrides, mdp, top, gro, maxwarn, workdir):
     scratch = tempfile.TemporaryDirectory(prefix="gmx-rerun-") if workdir is None else None
     work = scratch.name if scratch else workdir
     try:

@@ -52,6 +52,13 @@ public:
      * (GROMACS's; OpenMM's for eps_r = 1), and their limits 1/(2 rc^3) and 3/(2 rc) for eps_rf = infinity.
      */
     static ReactionFieldConstants reactionFieldConstants(const NarumiNonbondedForce& force);
+    /** Whether exception pairs within the cutoff get GROMACS's reaction-field terms: a cutoff, ReactionField, GromacsReactionField. */
+    static bool hasExcludedChargeTerms(const NarumiNonbondedForce& force);
+    /**
+     * GROMACS's reaction-field self term, -(k / eps_r) (c_rf / 2) sum q^2 in kJ/mol, with the platform's Coulomb
+     * constant k; 0 without excluded-charge terms.  A constant that every platform adds on the host.
+     */
+    static double reactionFieldSelfEnergy(const NarumiNonbondedForce& force, double coulombConstant);
 
 private:
     /** The indices of the exceptions that interact (chargeProd or epsilon not 0), ascending. */

@@ -17,7 +17,9 @@ namespace OpenMMNarumi {
  * which OpenMM sums into the first device's as 64-bit integers.  Narumi and FixedPoint64 sums are exact on the
  * 2^-25 (2^-32) grid whatever the partition, so forces and energy are bit-identical to one device's; the
  * floating-point methods A to E are not (order-dependent by design).  The shares follow the measured GPU time of
- * each device's pair stages (Common::ShareBalancer, NarumiCommon/ShareBalance.h).
+ * each device's pair stages (Common::ShareBalancer, NarumiCommon/ShareBalance.h), except with TileSums: its float
+ * tile sums depend on which list made the tiles, and a share moved by timing makes a device list anew at a moment
+ * that timing chose, so its shares stay equal and its runs repeat bit for bit.
  */
 class CudaParallelCalcNarumiNonbondedForceKernel : public CalcNarumiNonbondedForceKernel {
 public:
@@ -41,6 +43,7 @@ private:
     OpenMM::CudaPlatform::PlatformData& platformData;
     std::vector<OpenMM::Kernel> kernels;
     Common::ShareBalancer balancer;
+    bool fixedShares = false;  // TileSums: the shares stay as they start
 };
 
 } // namespace OpenMMNarumi

@@ -20,7 +20,7 @@ struct NarumiAccumulatorTag {
  *   narumiWithAccumulator(method, doublePairs, sumsInDouble, [&](auto tag) { launch<typename decltype(tag)::type>(...); });
  *
  * the one switch over the methods, shared by the stages whose kernels are templates over the accumulator.  With
- * doublePairs (Precision=double) Narumi, FixedPoint64 and DoubleFloat take double-precision pair terms; the float-pair
+ * doublePairs (Precision=double) Narumi, FixedPoint64, TileSums and DoubleFloat take double-precision pair terms; the float-pair
  * methods A and C-E are defined on float terms and keep them.  With sumsInDouble Narumi's float-pair sums are held in
  * doubles (NarumiGridInDoubleAccumulator: the same bits, for GPUs with fast double adds).
  */
@@ -36,6 +36,9 @@ void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, bool sum
             return;
         case NarumiAccumulation::DoubleFloat:
             f(NarumiAccumulatorTag<DoubleDoubleTermAccumulator>{});
+            return;
+        case NarumiAccumulation::TileSums:
+            f(NarumiAccumulatorTag<TileSumTermAccumulator<double>>{});
             return;
         default:
             break;
@@ -56,6 +59,9 @@ void narumiWithAccumulator(NarumiAccumulation method, bool doublePairs, bool sum
         break;
     case NarumiAccumulation::FixedPoint64:
         f(NarumiAccumulatorTag<FixedPoint64TermAccumulator>{});
+        break;
+    case NarumiAccumulation::TileSums:
+        f(NarumiAccumulatorTag<TileSumTermAccumulator<float>>{});
         break;
     case NarumiAccumulation::TakahashiIitaka:
         f(NarumiAccumulatorTag<TakahashiIitakaTermAccumulator>{});

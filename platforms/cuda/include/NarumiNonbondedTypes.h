@@ -217,6 +217,9 @@ struct NarumiNonbondedData {
     // Narumi's float-pair sums held in doubles (NarumiGridInDoubleAccumulator, the same bits): on GPUs whose double
     // adds run at half the float rate, or as the diagnostic sums-in-double says.
     int narumiSumsInDouble;
+    // TileSums: every block's partners sorted by (distance class, slot), so that each build makes the same tiles and its
+    // float tile sums the same bits (a block with more partners than the sort takes is computed whole: findNeighbors.cu).
+    int slotOrderedPartners;
 };
 
 } // namespace OpenMMNarumi

@@ -6,7 +6,8 @@
  * interface so that the kernels are templates over the method (the accuracy study compares them in one kernel):
  *
  *   Real            the precision of the pair terms it takes (float, or double for double-precision pairs)
- *   exact           whether its sums are exact on a grid (the result then independent of the order of the terms)
+ *   exact           whether its global sums are integers (the result then independent of the order in which the tiles
+ *                   are taken; for all but TileSums also of the order of the terms)
  *   add(y)          add one pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
  *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
@@ -16,7 +17,7 @@
  *   addVector(x, y, z, f)  add the three components of a pair force (one range test per pair for Narumi)
  *   addPairForce(...)      a pair force on i and, negated, on its partner j (each component split once for Narumi,
  *                          rounded once for the fixed-point sums), with the caller's word on whether every component
- *                          is below NARUMI_LARGE_TERM (Narumi's range test; the other methods ignore it)
+ *                          is below NARUMI_LARGE_TERM (the range test of Narumi and TileSums; the other methods ignore it)
  *
  * and, for the partner atoms j of a tile (Newton's third law: each pair is computed once, and j's share summed in
  * shared memory for the tile's at most 32 terms, then merged into the global sum):
@@ -29,7 +30,8 @@
  *                   two halves of its rotation, computeTiles.cu) into the global sum of atom's component
  *
  * Narumi and FixedPoint64 sum into OpenMM's 64-bit fixed-point buffers with integer atomics, so their results do not
- * depend on the order of the terms, and term(y) cancels add(y) exactly.  The paper's other methods (A single, B
+ * depend on the order of the terms, and term(y) cancels add(y) exactly.  TileSums merges float sums of each tile into
+ * the same buffers: deterministic, but term(y) cancels a small add(y) only up to the float sum's rounding.  The paper's other methods (A single, B
  * double, C-E float pairs) sum in floating point and merge with floating-point atomics: order-dependent by design.
  */
 
@@ -257,6 +259,70 @@ using FixedPoint64TermAccumulator = FixedPointTermAccumulator<32, float>;
 using NarumiGridDoubleTermAccumulator = FixedPointTermAccumulator<Common::NARUMI_LOW_FRACTION_BITS, double>;
 using FixedPoint64DoubleTermAccumulator = FixedPointTermAccumulator<32, double>;
 
+/**
+ * add()'s bound for TileSums: terms from here on (pair energies, and the forces of a diagonal tile, where a molecule's
+ * own excluded pairs sit: O-H in water 5e3 kJ/mol/nm) are rounded into the fixed point, at the cost of one conversion
+ * and no atomic, so that the exclusion pass cancels them exactly.
+ */
+constexpr float NARUMI_TILE_SUM_EXACT_TERM = 128.0f;
+
+/**
+ * OpenMM CUDA's scheme (method TileSums): a thread sums its atom's terms of one tile in Real (float; double for
+ * double-precision pairs), and carry(), at the end of every tile, rounds that sum into a 64-bit integer in OpenMM's
+ * fixed point; a partner's sums of a tile are rounded in once too.  Large terms would swamp a float sum: those of
+ * add() from NARUMI_TILE_SUM_EXACT_TERM, and the pair forces of a cross tile from NARUMI_LARGE_TERM (an excluded bonded
+ * pair's Lennard-Jones, 1e6-1e8 kJ/mol/nm; there j's share costs atomics) are rounded into the fixed point directly,
+ * where the exclusion pass cancels them exactly; smaller excluded terms leave their float rounding behind.
+ * Deterministic: a tile's sums depend on that tile alone (its atoms in a fixed order: slotOrderedPartners), and the
+ * integers add in any order.
+ */
+template <class RealT>
+struct TileSumTermAccumulator : FixedGlobalSum {
+    using Real = RealT;
+    Real tile;
+    long long sum;
+    int errors;
+
+    __device__ void zero() {
+        tile = Real(0);
+        sum = 0;
+        errors = 0;
+    }
+    __device__ void add(Real y) {
+        if (fabs(y) < Real(NARUMI_TILE_SUM_EXACT_TERM))
+            tile += y;
+        else
+            sum += narumiRoundedTerm<32>(y, errors);
+    }
+    __device__ void carry() {
+        sum += narumiRoundedTerm<32>(tile, errors);
+        tile = Real(0);
+    }
+    __device__ static long long term(Real y, int& errors) {
+        return narumiRoundedTerm<32>(y, errors);
+    }
+    __device__ void flushForce(const NarumiGlobalSums& sums, int atom, int component) {
+        carry();
+        addForceTerm(sums, atom, component, sum);
+        reportErrors(sums, errors);
+    }
+    __device__ void flushEnergy(const NarumiGlobalSums& sums) {
+        carry();
+        addEnergyTerm(sums, sum);
+        reportErrors(sums, errors);
+    }
+
+    using Partner = Real;
+    __device__ static Partner partnerZero() {
+        return Real(0);
+    }
+    __device__ static void flushPartner(Partner first, Partner second, const NarumiGlobalSums& sums, int atom, int component, int& errors) {
+        Partner p = first + second;
+        if (p != Real(0))
+            addForceTerm(sums, atom, component, narumiRoundedTerm<32>(p, errors));
+    }
+};
+
 /** Narumi's method A: float sums, merged with float atomics. */
 struct SingleFloatTermAccumulator {
     using Real = float;
@@ -461,6 +527,59 @@ __device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Rea
     partnerXY.y -= ty;
     pxy = partnerXY;
     pz -= tz;
+}
+
+/** A pair force rounded into OpenMM's fixed point (2^-32), and the error bits of that rounding. */
+struct FixedPointVector {
+    long long x, y, z;
+    int errors;
+};
+
+/**
+ * TileSums' rare path, a pair force with a large component rounded into OpenMM's fixed point.  Not inlined, so that
+ * the pair loops stay small; it takes and returns values, so that the sums stay in registers (references to them
+ * would put them in local memory for the whole kernel).
+ */
+template <class V3>
+__device__ inline __noinline__ FixedPointVector fixedPointVector(V3 f) {
+    FixedPointVector g;
+    g.errors = 0;
+    g.x = narumiRoundedTerm<32>(f.x, g.errors);
+    g.y = narumiRoundedTerm<32>(f.y, g.errors);
+    g.z = narumiRoundedTerm<32>(f.z, g.errors);
+    return g;
+}
+
+/**
+ * TileSums: one range test per pair (the caller's for float pairs, as Narumi's; its own for double pairs), then three
+ * adds for i and three for j in shared memory.
+ */
+template <class Real>
+__device__ inline void addPairForce(TileSumTermAccumulator<Real>& x, TileSumTermAccumulator<Real>& y, TileSumTermAccumulator<Real>& z,
+                                    PartnerXY<Real>& pxy, Real& pz, typename NarumiVectors<Real>::V3 f, bool small,
+                                    const NarumiGlobalSums& sums, int partnerAtom, int&) {
+    if constexpr (std::is_same<Real, double>::value)
+        small = fmax(fabs(f.x), fmax(fabs(f.y), fabs(f.z))) < double(NARUMI_LARGE_TERM);
+    if (small) {
+        x.tile += f.x;
+        y.tile += f.y;
+        z.tile += f.z;
+        PartnerXY<Real> partnerXY = pxy;   // x and y in one shared-memory access each way
+        partnerXY.x -= f.x;
+        partnerXY.y -= f.y;
+        pxy = partnerXY;
+        pz -= f.z;
+    }
+    else {
+        FixedPointVector g = fixedPointVector(f);
+        x.sum += g.x;
+        y.sum += g.y;
+        z.sum += g.z;
+        x.errors |= g.errors;
+        FixedGlobalSum::addForceTerm(sums, partnerAtom, 0, -g.x);
+        FixedGlobalSum::addForceTerm(sums, partnerAtom, 1, -g.y);
+        FixedGlobalSum::addForceTerm(sums, partnerAtom, 2, -g.z);
+    }
 }
 
 /** A pair force rounded onto the Narumi grid in OpenMM's fixed point, and the error bits of that rounding. */

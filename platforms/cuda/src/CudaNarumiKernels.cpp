@@ -85,6 +85,7 @@ static_assert((int) NarumiAccumulation::Narumi == NarumiNonbondedForce::Narumi, 
 static_assert((int) NarumiAccumulation::SingleFloat == NarumiNonbondedForce::SingleFloat, "NarumiAccumulation::SingleFloat");
 static_assert((int) NarumiAccumulation::DoubleFloat == NarumiNonbondedForce::DoubleFloat, "NarumiAccumulation::DoubleFloat");
 static_assert((int) NarumiAccumulation::FixedPoint64 == NarumiNonbondedForce::FixedPoint64, "NarumiAccumulation::FixedPoint64");
+static_assert((int) NarumiAccumulation::TileSums == NarumiNonbondedForce::TileSums, "NarumiAccumulation::TileSums");
 
 /** The kernels' method: the force's, or the paper's float pair (C-E) that the diagnostics select for the accuracy study. */
 NarumiAccumulation accumulationFor(const NarumiNonbondedForce& force, const NarumiDiagnostics& diagnostics) {
@@ -236,8 +237,8 @@ void CudaCalcNarumiNonbondedForceKernel::readForce(const System& system, const N
     bool periodic = (nonbondedMethod == NarumiNonbondedForce::CutoffPeriodic);
     // Double precision: the pairs in double too, for the methods whose sums hold double terms (the float-pair
     // methods A and C-E are defined on float terms and keep them).
-    pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi ||
-                    method == NarumiAccumulation::FixedPoint64 || method == NarumiAccumulation::DoubleFloat);
+    pairsInDouble = cu.getUseDoublePrecision() && (method == NarumiAccumulation::Narumi || method == NarumiAccumulation::FixedPoint64 ||
+                                                   method == NarumiAccumulation::TileSums || method == NarumiAccumulation::DoubleFloat);
     data.numAtoms = numAtoms;
     data.numSlots = (numAtoms + 31) / 32 * 32;
     data.numBlocks = data.numSlots / 32;
@@ -283,6 +284,7 @@ void CudaCalcNarumiNonbondedForceKernel::applySpeedSettings() {
     listSkin = NarumiListSkin(diagnostics.listSkin.value_or(-1));
     applyListSkin(listSkin.current());
     data.tileChunks = diagnostics.tileChunks.value_or(deviceSettings.tileChunks) ? 1 : 0;
+    data.slotOrderedPartners = (method == NarumiAccumulation::TileSums) ? 1 : 0;
     data.searchWarps = diagnostics.searchWarps.value_or(0);  // 0: chosen from the list's size at each launch
     data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
     data.narumiSumsInDouble = diagnostics.sumsInDouble.value_or(deviceSettings.narumiSumsInDouble) ? 1 : 0;
@@ -466,13 +468,12 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
     int numAtoms = force.getNumParticles();
     // The Coulomb dielectric eps_r divides every Coulomb term: k/eps_r is folded into the charges and exceptions.
     const double coulombFactor = COULOMB_CONSTANT / force.getCoulombDielectric();
-    double sqrtCoulomb = sqrt(coulombFactor), sumSquaredCharges = 0;
+    double sqrtCoulomb = sqrt(coulombFactor);
     vector<float4> parameters(max(1, numAtoms), float4{0, 0, 0, 0});
     vector<NarumiDouble4> parametersDouble(max(1, numAtoms), NarumiDouble4{0, 0, 0, 0});
     for (int i = 0; i < numAtoms; i++) {
         double charge, sigma, epsilon;
         force.getParticleParameters(i, charge, sigma, epsilon);
-        sumSquaredCharges += charge * charge;
         // Stored so that a pair needs only symmetric products: k q_i q_j = (q_i sqrt k)(q_j sqrt k), and so on.
         parametersDouble[i] = NarumiDouble4{charge * sqrtCoulomb, 0.5 * sigma, 2 * sqrt(epsilon), 0.0};
         parameters[i] = float4{(float) parametersDouble[i].x, (float) parametersDouble[i].y, (float) parametersDouble[i].z, 0.0f};
@@ -498,8 +499,7 @@ void CudaCalcNarumiNonbondedForceKernel::uploadParameters(const System& system, 
         exceptionParametersDouble.upload(exceptionsDouble);
     exceptionAtoms.upload(atoms);
     uploadTypeTable(force);
-    // GROMACS's reaction field: -k/eps_r c_rf/2 sum q^2, a constant the host adds (as the Reference kernel does).
-    selfEnergy = data.pair.excludedChargeTerms ? -0.5 * coulombFactor * data.pairDouble.crf * sumSquaredCharges : 0.0;
+    selfEnergy = NarumiNonbondedForceImpl::reactionFieldSelfEnergy(force, COULOMB_CONSTANT);
     dispersionCoefficient = (force.getUseDispersionCorrection() ? NarumiNonbondedForceImpl::calcDispersionCorrection(system, force) : 0.0);
 }
 

@@ -35,6 +35,7 @@ CudaParallelCalcNarumiNonbondedForceKernel::CudaParallelCalcNarumiNonbondedForce
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::initialize(const System& system, const NarumiNonbondedForce& force) {
+    fixedShares = (force.getAccumulationMethod() == NarumiNonbondedForce::TileSums);
     for (int i = 0; i < (int) kernels.size(); i++)
         device(i).initialize(system, force);
     applyShares();
@@ -48,6 +49,8 @@ void CudaParallelCalcNarumiNonbondedForceKernel::applyShares() {
 }
 
 void CudaParallelCalcNarumiNonbondedForceKernel::rebalance() {
+    if (fixedShares)
+        return;
     // Each device's latest timing is of the last evaluation, which ran with the shares as they are.
     vector<Common::ShareTiming> timings(kernels.size());
     for (int i = 0; i < (int) kernels.size(); i++)

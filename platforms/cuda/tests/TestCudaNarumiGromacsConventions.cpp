@@ -39,29 +39,23 @@ TEST(CudaNarumiGromacsConventions, EachConventionAndAllTogetherMatchTheOracle) {
     SKIP_WITHOUT_CUDA();
     TestSystem solvated = solvatedMoleculeInCube();
     TypeTable table = solvatedMoleculeTypes(solvated);
-    Conventions types, shift, gromacs, dielectric, all;
-    types.types = true;
-    shift.potentialShift = true;
-    gromacs.gromacsReactionField = true;
-    dielectric.coulombDielectric = 15;
-    all.types = all.potentialShift = all.gromacsReactionField = true;
-    all.coulombDielectric = 15;
-    const pair<const char*, Conventions> cases[] = {{"types", types}, {"potential shift", shift}, {"GROMACS reaction field", gromacs},
-                                                    {"Coulomb dielectric 15", dielectric}, {"all", all}};
+    const vector<pair<string, Conventions>> cases = conventionCases();
     for (double reactionFieldDielectric : {78.3, INFINITE})
         for (const auto& testCase : cases) {
             NonbondedSettings settings = periodicReactionField(1.0, reactionFieldDielectric);
             EnergyAndForces oracle = evaluate(*conventionsOracle(solvated, settings, table, testCase.second), solvated.positions, "Reference");
-            for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64})
+            for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums})
                 for (string precision : {"single", "mixed", "double"}) {
-                    string context = string(testCase.first) + ", eps_rf " + to_string(reactionFieldDielectric) + ", accumulation " +
+                    string context = testCase.first + ", eps_rf " + to_string(reactionFieldDielectric) + ", accumulation " +
                                      to_string(accumulation) + ", " + precision;
                     Narumi* force = makeConventionsForce(solvated, settings, table, testCase.second);
                     force->setAccumulationMethod(accumulation);
                     auto system = makeSystem(solvated, {force});
                     EnergyAndForces cuda = evaluateOnCuda(*system, solvated.positions, precision);
                     EXPECT_TRUE(agree(cuda, oracle, precision == "double" ? 1e-8 : 1e-5)) << context;
-                    EXPECT_TRUE(netForceIsExactlyZero(cuda)) << context;
+                    if (accumulation != Narumi::TileSums) {  // its float tile sums leave rounding in the net force
+                        EXPECT_TRUE(netForceIsExactlyZero(cuda)) << context;
+                    }
                 }
         }
 }

@@ -74,6 +74,39 @@ TEST(CudaNarumiMultiDevice, TwoDevicesGiveTheBitsOfOne) {
 }
 
 /**
+ * TileSums on two devices: its float tile sums depend on the list that made the tiles, so two devices need not give
+ * one device's bits, but two Contexts of two devices give each other's at every evaluation (the shares stay fixed),
+ * and match one device to single precision's grade.
+ */
+TEST(CudaNarumiMultiDevice, TileSumsOnTwoDevicesRepeatTheirBits) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem ts = solvatedMoleculeInOctahedron();
+    for (string precision : {"single", "mixed"}) {
+        Narumi* force = makeNarumiForce(ts, periodic(1.0, 0.9, true));
+        force->setAccumulationMethod(Narumi::TileSums);
+        auto system = makeSystem(ts, {force});
+        VerletIntegrator oneIntegrator(0.001), firstIntegrator(0.001), secondIntegrator(0.001);
+        auto one = cudaContext(*system, oneIntegrator, precision, "0");
+        auto first = cudaContext(*system, firstIntegrator, precision, multiDeviceIndex());
+        auto second = cudaContext(*system, secondIntegrator, precision, multiDeviceIndex());
+        mt19937 random(84);
+        normal_distribution<double> step(0.0, 0.003);  // 0.01 nm steps make atoms overlap by evaluation 19 (infinite energy)
+        vector<Vec3> positions = ts.positions;
+        for (int evaluation = 0; evaluation < 25; evaluation++) {
+            for (Vec3& p : positions)
+                p += Vec3(step(random), step(random), step(random));
+            for (Context* context : {one.get(), first.get(), second.get()})
+                context->setPositions(positions);
+            EnergyAndForces onOne = energyAndForces(*one), onFirst = energyAndForces(*first), onSecond = energyAndForces(*second);
+            string label = precision + ", evaluation " + to_string(evaluation);
+            ASSERT_EQ(differingComponents(onFirst, onSecond), 0) << label;
+            ASSERT_EQ(onFirst.energy, onSecond.energy) << label;
+            ASSERT_TRUE(agree(onFirst, onOne, 1e-5)) << label;
+        }
+    }
+}
+
+/**
  * Dynamics: 150 Verlet steps of a water box (forces without energy, so the devices' status is read back
  * asynchronously; sorts every 20 evaluations, list rebuilds, shares rebalanced) end in the same bits of positions
  * and velocities on two devices as on one device, with the force in a group of its own beside bonds; and no warning

@@ -240,8 +240,9 @@ TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReferen
     // Method A sums in float, and with exclusions removed afterwards the intramolecular O-H terms (~5e3 kJ/mol/nm)
     // pass through those float sums: the paper's Table 1 effect: ~3e-4 in forces, ~3e-3 in energy here.  D and E lose
     // low bits when a term exceeds the running sum (D) or LARGE = 3.1e6 (E, the molecule's excluded LJ pairs): lossy
-    // by design, held to A's bound.  B, C, F and FixedPoint64 are exact to ~1e-6.
-    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64})
+    // by design, held to A's bound.  B, C, F, FixedPoint64 and TileSums (whose float tile sums never see those LJ
+    // terms: 2^15 and above go to its fixed point) are within ~1e-6.
+    for (auto accumulation : {Narumi::Narumi, Narumi::SingleFloat, Narumi::DoubleFloat, Narumi::FixedPoint64, Narumi::TileSums})
         for (string precision : {"single", "mixed", "double"})
             expectCudaMatchesReference(molecule, periodicSettings(1.0), Narumi::ReactionField, accumulation, precision,
                                        accumulation == Narumi::SingleFloat ? 1e-2 : 1e-5);
@@ -263,10 +264,10 @@ TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReferen
 }
 
 /**
- * Precision=double computes the pairs in double (Narumi, FixedPoint64 and DoubleFloat): its force error against the
+ * Precision=double computes the pairs in double (Narumi, FixedPoint64, TileSums and DoubleFloat): its force error against the
  * Reference platform must be within 2x that of OpenMM's own NonbondedForce on its CUDA platform in double precision,
  * measured on the same positions (a water box, a triclinic box, a solvated molecule with exceptions), and far below
- * single precision's; the excluded pairs still cancel exactly (a net force of exactly zero).
+ * single precision's; with the exact sums the excluded pairs still cancel exactly (a net force of exactly zero).
  */
 TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
     SKIP_WITHOUT_CUDA();
@@ -281,7 +282,7 @@ TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
         EnergyAndForces openmmReference = evaluate(*openmmSystem, ts.positions, "Reference");
         EnergyAndForces openmmCuda = evaluateOnCuda(*openmmSystem, ts.positions, "double");
         double openmmError = relativeRmsDifference(openmmCuda.forces, openmmReference.forces);
-        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::DoubleFloat}) {
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums, Narumi::DoubleFloat}) {
             Narumi* force = makeNarumiForce(ts, settings, Narumi::ReactionField);
             force->setAccumulationMethod(accumulation);
             auto system = makeSystem(ts, {force});
@@ -297,7 +298,7 @@ TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
             EXPECT_LE(error, 2 * openmmError + 1e-12) << name << ", accumulation " << accumulation;
             EXPECT_LE(error, 1e-2 * mixedError) << name << ", accumulation " << accumulation << ": double is single-grade";
             EXPECT_LE(energyError, 1e-8) << name << ", accumulation " << accumulation;
-            if (accumulation != Narumi::DoubleFloat) {
+            if (accumulation == Narumi::Narumi || accumulation == Narumi::FixedPoint64) {
                 int64_t net[3] = {0, 0, 0};
                 for (const Vec3& f : cudaDouble.forces)
                     for (int c = 0; c < 3; c++)
@@ -309,10 +310,47 @@ TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
     }
 }
 
-TEST(CudaNarumiNonbondedForce, LargeBoxIsBitwiseReproducibleWithEitherExactAccumulation) {
+/**
+ * TileSums is OpenMM CUDA's scheme: its force error against the Reference platform, in single and mixed precision,
+ * must be of the grade of OpenMM's own NonbondedForce on CUDA on the same positions (within 2x; both printed): a
+ * water box, a truncated octahedron and a solvated molecule, whose excluded O-H pairs (~5e3 kJ/mol/nm) pass through
+ * its float tile sums before the exclusion pass takes them out.
+ */
+TEST(CudaNarumiNonbondedForce, TileSumsHaveOpenMMsCudaGrade) {
+    SKIP_WITHOUT_CUDA();
+    const double d = 4.0;
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    vector<pair<string, TestSystem>> systems = {{"water box", waterBoxOfAtoms(10000, 21)},
+                                                {"truncated octahedron", waterBox(octahedron, 22)},
+                                                {"solvated molecule", solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 23)}};
+    for (auto& [name, ts] : systems) {
+        NonbondedSettings settings = periodicSettings(1.0);
+        auto openmmSystem = makeSystem(ts, {makeNonbondedForce(ts, settings)});
+        EnergyAndForces openmmReference = evaluate(*openmmSystem, ts.positions, "Reference");
+        Narumi* force = makeNarumiForce(ts, settings, Narumi::ReactionField);
+        force->setAccumulationMethod(Narumi::TileSums);
+        auto system = makeSystem(ts, {force});
+        EnergyAndForces reference = evaluate(*system, ts.positions, "Reference");
+        for (string precision : {"single", "mixed"}) {
+            EnergyAndForces openmmCuda = evaluateOnCuda(*openmmSystem, ts.positions, precision);
+            EnergyAndForces tileSums = evaluateOnCuda(*system, ts.positions, precision);
+            double openmmError = relativeRmsDifference(openmmCuda.forces, openmmReference.forces);
+            double error = relativeRmsDifference(tileSums.forces, reference.forces);
+            double energyError = fabs(tileSums.energy - reference.energy) / fabs(reference.energy);
+            cout << "[ accuracy ] " << name << ", TileSums, " << precision << ": relative RMS force error " << error << " (OpenMM CUDA "
+                 << openmmError << ", ratio " << error / openmmError << "), relative energy error " << energyError << " (OpenMM CUDA "
+                 << fabs(openmmCuda.energy - openmmReference.energy) / fabs(openmmReference.energy) << ")" << endl;
+            EXPECT_LE(error, 2 * openmmError) << name << ", " << precision;
+            EXPECT_LE(energyError, 1e-5) << name << ", " << precision;
+        }
+    }
+}
+
+/** Narumi, FixedPoint64 and TileSums (whose tile sums depend on the tile alone) give the same bits every time. */
+TEST(CudaNarumiNonbondedForce, LargeBoxIsBitwiseReproducibleWithEveryDeterministicAccumulation) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBoxOfAtoms(20000, 12);
-    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums}) {
         auto system = periodicSystemWith(water, accumulation);
         VerletIntegrator integrator1(0.001), integrator2(0.001);
         Context context1(*system, integrator1, Platform::getPlatformByName("CUDA"));
@@ -520,7 +558,7 @@ TEST(CudaNarumiNonbondedForce, OpenMMsReorderingIsFollowedAtOnce) {
 /**
  * computeTiles hands the tile list out to its warps in chunks (the default: of 4 tiles for a long list, of one for a
  * short one) or in one fixed run per warp (the diagnostic tile-chunks=off).  Narumi's and
- * FixedPoint64's sums are exact, so both must give the same bits, with and without the energy, on a box whose list is
+ * FixedPoint64's sums are exact, and TileSums merges each tile's sums on its own, so both must give the same bits, with and without the energy, on a box whose list is
  * long enough for chunks of 4 on GPUs of up to about 300 multiprocessors (200k atoms) and on one whose list is short
  * (20k atoms); the stage report must show that every evaluation was chunked.
  */
@@ -528,7 +566,7 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
     SKIP_WITHOUT_CUDA();
     for (int atoms : {200000, 20000}) {
         TestSystem water = waterBoxOfAtoms(atoms, 81);
-        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums}) {
             auto system = periodicSystemWith(water, accumulation);
             ProfiledAndSwitchedContexts contexts(*system, "tile-chunks=off");
             Context& chunked = *contexts.profiled;
@@ -720,7 +758,8 @@ TEST(CudaNarumiNonbondedForce, ExcludedPairAtBondedDistanceCancelsExactly) {
     ts.addAtom(Vec3(1.0, 1.0, 1.0), 0.5, 0.34, 1.0);
     ts.addAtom(Vec3(1.12, 1.0, 1.0), -0.5, 0.34, 1.0);
     ts.addAtom(Vec3(2.5, 2.5, 2.5), 0.0, 0.34, 1.0);
-    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64}) {
+    // TileSums too: the LJ force takes its fixed-point path, and a tile sum of the one Coulomb term is that term.
+    for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums}) {
         Narumi* force = makeNarumiForce(ts, periodicSettings(1.0));
         force->addException(0, 1, 0.0, 1.0, 0.0);
         force->setAccumulationMethod(accumulation);

@@ -25,15 +25,13 @@ public:
      *  cutoff, as NonbondedForce defines it. */
     double exceptionEnergy(double r2, double chargeProd, double c6, double c12, double& dEdrOverR) const;
 
-    /** Whether exception pairs within the cutoff get excludedPairEnergy and particles selfEnergy (GromacsReactionField). */
+    /** Whether exception pairs within the cutoff get excludedPairEnergy (GromacsReactionField). */
     bool hasExcludedChargeTerms() const {
         return excludedChargeTerms;
     }
     /** GROMACS's reaction field of an exception pair within the cutoff, from the particles' charges:
      *  f q1 q2 (k_rf r^2 - c_rf), f = 1/(4 pi eps0 eps_r). */
     double excludedPairEnergy(double r2, double chargeProd, double& dEdrOverR) const;
-    /** GROMACS's self term of the reaction field: -f c_rf / 2 times the sum of the squared charges. */
-    double selfEnergy(double sumSquaredCharges) const;
 
     bool usesCutoff() const {
         return useCutoff;

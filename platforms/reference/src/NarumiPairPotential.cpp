@@ -23,8 +23,7 @@ NarumiPairPotential::NarumiPairPotential(const NarumiNonbondedForce& force)
       cutoff(force.getCutoffDistance()), switchingDistance(force.getSwitchingDistance()) {
     useSwitch = useCutoff && force.getUseSwitchingFunction();
     shiftLennardJones = useCutoff && force.getLennardJonesModifier() == NarumiNonbondedForce::LennardJonesPotentialShift;
-    excludedChargeTerms = useCutoff && electrostatics == NarumiNonbondedForce::ReactionField &&
-                          force.getReactionFieldConvention() == NarumiNonbondedForce::GromacsReactionField;
+    excludedChargeTerms = NarumiNonbondedForceImpl::hasExcludedChargeTerms(force);
     NarumiNonbondedForceImpl::ReactionFieldConstants rf = NarumiNonbondedForceImpl::reactionFieldConstants(force);
     krf = rf.krf;
     crf = rf.crf;
@@ -90,6 +89,3 @@ double NarumiPairPotential::excludedPairEnergy(double r2, double chargeProd, dou
     return kq * (krf * r2 - crf);
 }
 
-double NarumiPairPotential::selfEnergy(double sumSquaredCharges) const {
-    return -0.5 * coulombFactor * crf * sumSquaredCharges;
-}

@@ -1,6 +1,7 @@
 #include "ReferenceNarumiKernels.h"
 #include "ReferenceCellList.h"
 #include "internal/NarumiNonbondedForceImpl.h"
+#include "NarumiCommon/CoulombConstant.h"
 #include "openmm/OpenMMException.h"
 #include "openmm/internal/ContextImpl.h"
 #include "openmm/reference/ReferencePlatform.h"
@@ -10,6 +11,7 @@
 using namespace OpenMMNarumi;
 using namespace OpenMM;
 using namespace std;
+using OpenMMNarumi::Common::COULOMB_CONSTANT;
 
 namespace {
 
@@ -63,13 +65,11 @@ void ReferenceCalcNarumiNonbondedForceKernel::initialize(const System& system, c
 void ReferenceCalcNarumiNonbondedForceKernel::copyParameters(const System& system, const NarumiNonbondedForce& force) {
     int numParticles = force.getNumParticles();
     charges.resize(numParticles);
-    double sumSquaredCharges = 0;
     for (int i = 0; i < numParticles; i++) {
         double sigma, epsilon;
         force.getParticleParameters(i, charges[i], sigma, epsilon);
-        sumSquaredCharges += charges[i] * charges[i];
     }
-    selfEnergy = (potential->hasExcludedChargeTerms() ? potential->selfEnergy(sumSquaredCharges) : 0.0);
+    selfEnergy = NarumiNonbondedForceImpl::reactionFieldSelfEnergy(force, COULOMB_CONSTANT);
     lennardJones.reset(new NarumiLennardJonesPairs(force));
     exceptions.clear();
     bool noCoulomb = (force.getElectrostaticsMethod() == NarumiNonbondedForce::NoCoulomb);

@@ -226,8 +226,8 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     for (int half = 0; half < 64; half += 32) {
         stage.positions[lane + half] = position;
         stage.lennardJones[lane + half] = lennardJones;
-        if (TABLE)
-            stage.tableRows[TABLE ? lane + half : 0] = tableRow;
+        if constexpr (TABLE)
+            stage.tableRows[lane + half] = tableRow;
         for (int c = 0; c < 3; c++)
             stage.partnerSum(c, lane + half) = Accumulator::partnerZero();
     }
@@ -338,7 +338,7 @@ constexpr int TILES_PER_LONG_CHUNK = 4;
 constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
 
 /**
- * With the exact sums (Narumi, FixedPoint64) the warps take the list in chunks of consecutive tiles, the next free
+ * With the integer global sums (Narumi, FixedPoint64, TileSums) the warps take the list in chunks of consecutive tiles, the next free
  * chunk each (a counter in the status words, cleared by finishEnergy): tiles differ in cost, and a fixed share per
  * warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on DHFR).  A long list
  * goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of its block; a shorter

@@ -169,15 +169,18 @@ struct PartnerSorts {
     };
 };
 
-/** Block I's numPartners entries in order of their distance class (stable: the padding past them sorts last). */
+/**
+ * Block I's numPartners entries in order of their distance class (stable: the padding past them sorts last), and
+ * within a class by slot where bySlot says.
+ */
 template <class PartnerSort, int ITEMS>
-__device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, int* partners, int numPartners) {
+__device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, int* partners, int numPartners, bool bySlot) {
     unsigned int entries[ITEMS];
     for (int k = 0; k < ITEMS; k++) {
         int index = ITEMS * threadIdx.x + k;
         entries[k] = index < numPartners ? (unsigned int) partners[index] : ~0u;
     }
-    PartnerSort(storage).Sort(entries, NARUMI_LIST_SLOT_BITS, 32);
+    PartnerSort(storage).Sort(entries, bySlot ? 0 : NARUMI_LIST_SLOT_BITS, 32);
     for (int k = 0; k < ITEMS; k++) {
         int index = ITEMS * threadIdx.x + k;
         if (index < numPartners)
@@ -189,18 +192,19 @@ __device__ void sortEntriesByClass(typename PartnerSort::TempStorage& storage, i
  * Block I's partners (entries [32, 32 + numPartners) of its segment) in order of their distance class, nearest first,
  * the classes then cleared: the atoms that only the skin brought in fill the last tiles, whose rotation steps mostly
  * find no pair inside the cutoff, so that the warp skips them (benchmarks/tile_efficiency.py --partner-orders: 18%
- * fewer steps executed on the DHFR box).  More partners than SORTED_PARTNERS keep their order; the sums are exact,
- * so the order changes no bit of the result.
+ * fewer steps executed on the DHFR box).  More partners than SORTED_PARTNERS keep their order; Narumi's and FixedPoint64's
+ * sums are exact, so the order changes no bit of the result.  bySlot (TileSums, whose float sums of a tile depend on
+ * the tile's atoms) orders a class by slot too, so that the tiles do not depend on the warps' timing.
  */
 template <int SEARCH_WARPS>
-__device__ void sortPartnersByDistance(int* segment, int numPartners) {
+__device__ void sortPartnersByDistance(int* segment, int numPartners, bool bySlot) {
     using Sorts = PartnerSorts<SEARCH_WARPS>;
     __shared__ typename Sorts::Storage storage;
     int* partners = segment + 32;
     if (numPartners <= Sorts::SHORT_PARTNERS)
-        sortEntriesByClass<typename Sorts::Short, Sorts::SHORT_ITEMS>(storage.shortSort, partners, numPartners);
+        sortEntriesByClass<typename Sorts::Short, Sorts::SHORT_ITEMS>(storage.shortSort, partners, numPartners, bySlot);
     else if (numPartners <= Sorts::SORTED_PARTNERS)
-        sortEntriesByClass<typename Sorts::Long, Sorts::LONG_ITEMS>(storage.longSort, partners, numPartners);
+        sortEntriesByClass<typename Sorts::Long, Sorts::LONG_ITEMS>(storage.longSort, partners, numPartners, bySlot);
     else
         for (int index = threadIdx.x; index < numPartners; index += blockDim.x)
             partners[index] &= LIST_SLOT_MASK;
@@ -270,7 +274,7 @@ __device__ void scanTileCountsIfLastBlock(const NarumiNonbondedData& d) {
  * the warps in turn) that are within the cutoff of I's box and then of one of I's atoms, 32 to a tile, the last one
  * padded with -1.  Each pair of different blocks is thus listed once, by the lower block (Newton's third law in
  * computeTiles).  The partners are ordered by their distance class (sortPartnersByDistance), within a class by the
- * warps' timing; the integer sums of Narumi and FixedPoint64 depend on neither.  A block with more tiles than a
+ * warps' timing (the integer sums of Narumi and FixedPoint64 depend on neither) or, for TileSums, by slot.  A block with more tiles than a
  * segment holds (or more candidates) is listed in overflowBlocks for computeTiles to compute whole, and lists none;
  * the largest counts go to the host, which then grows the segments.
  */
@@ -373,10 +377,12 @@ __device__ void listNeighborTiles(const NarumiNonbondedData& d, NeighborSearchSh
     __syncthreads();
     const int found = s.found;
     const int tiles = (found + 31) / 32;
-    const bool listed = (tiles <= d.tilesPerBlockCapacity);
+    // With slot-ordered partners a block that the sort cannot order is computed whole (in a fixed order) instead.
+    const bool unordered = d.slotOrderedPartners && found - 32 > PartnerSorts<SEARCH_WARPS>::SORTED_PARTNERS;
+    const bool listed = (tiles <= d.tilesPerBlockCapacity) && !unordered;
     if (listed) {
-        if (filterByAtoms)
-            sortPartnersByDistance<SEARCH_WARPS>(segment, found - 32);
+        if (filterByAtoms || d.slotOrderedPartners)
+            sortPartnersByDistance<SEARCH_WARPS>(segment, found - 32, d.slotOrderedPartners != 0);
         for (int entry = found + threadIdx.x; entry < 32 * tiles; entry += blockDim.x)
             segment[entry] = -1;
     }
