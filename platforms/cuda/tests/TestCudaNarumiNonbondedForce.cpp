@@ -263,6 +263,15 @@ TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReferen
         }
 }
 
+/** The systems on which the CUDA force's error is held to OpenMM CUDA's: a water box, a triclinic box, a solvated molecule. */
+vector<pair<string, TestSystem>> accuracySystems() {
+    const double d = 4.0;
+    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
+    return {{"water box", waterBoxOfAtoms(10000, 21)},
+            {"truncated octahedron", waterBox(octahedron, 22)},
+            {"solvated molecule", solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 23)}};
+}
+
 /**
  * Precision=double computes the pairs in double (Narumi, FixedPoint64, TileSums and DoubleFloat): its force error against the
  * Reference platform must be within 2x that of OpenMM's own NonbondedForce on its CUDA platform in double precision,
@@ -271,12 +280,7 @@ TEST(CudaNarumiNonbondedForce, EveryAccumulationMethodAndPrecisionMatchesReferen
  */
 TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
     SKIP_WITHOUT_CUDA();
-    const double d = 4.0;
-    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
-    vector<pair<string, TestSystem>> systems = {{"water box", waterBoxOfAtoms(10000, 21)},
-                                                {"truncated octahedron", waterBox(octahedron, 22)},
-                                                {"solvated molecule", solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 23)}};
-    for (auto& [name, ts] : systems) {
+    for (auto& [name, ts] : accuracySystems()) {
         NonbondedSettings settings = periodicSettings(1.0);
         auto openmmSystem = makeSystem(ts, {makeNonbondedForce(ts, settings)});
         EnergyAndForces openmmReference = evaluate(*openmmSystem, ts.positions, "Reference");
@@ -318,12 +322,7 @@ TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
  */
 TEST(CudaNarumiNonbondedForce, TileSumsHaveOpenMMsCudaGrade) {
     SKIP_WITHOUT_CUDA();
-    const double d = 4.0;
-    Box octahedron = {Vec3(d, 0, 0), Vec3(d / 3, 2 * sqrt(2.0) * d / 3, 0), Vec3(-d / 3, sqrt(2.0) * d / 3, sqrt(6.0) * d / 3)};
-    vector<pair<string, TestSystem>> systems = {{"water box", waterBoxOfAtoms(10000, 21)},
-                                                {"truncated octahedron", waterBox(octahedron, 22)},
-                                                {"solvated molecule", solvatedMolecule(cubicBox(3.2), Vec3(1.6, 1.6, 1.6), 23)}};
-    for (auto& [name, ts] : systems) {
+    for (auto& [name, ts] : accuracySystems()) {
         NonbondedSettings settings = periodicSettings(1.0);
         auto openmmSystem = makeSystem(ts, {makeNonbondedForce(ts, settings)});
         EnergyAndForces openmmReference = evaluate(*openmmSystem, ts.positions, "Reference");
