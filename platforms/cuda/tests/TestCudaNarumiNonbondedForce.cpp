@@ -230,7 +230,7 @@ TEST(CudaNarumiNonbondedForce, BlocksThatOutgrowTheirListSegmentsLoseNoPair) {
 
 
 /**
- * Every accumulation method in every precision against the Reference platform: the API's four as the force's setting,
+ * Every accumulation method in every precision against the Reference platform: the API's five as the force's setting,
  * the paper's float pairs C-E through the diagnostics (accumulation=NAME), whose forces must then differ in some bits
  * from those of the force's own method (Narumi): the diagnostic took effect.
  */
