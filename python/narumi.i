@@ -225,7 +225,7 @@ def replaceNonbondedForces(system, positions=None, accumulationMethod=NarumiNonb
     positions (a Quantity, or nm in a list or NumPy array) are needed to fuse the pair-table forces of OpenMM's
     GromacsTopFile, CharmmPsfFile and AmberPrmtopFile into one force, after a check on the Reference platform;
     without them such a System is refused.  accumulationMethod is the forces' NarumiNonbondedForce accumulation
-    method (default Narumi; TileSums: OpenMM CUDA's scheme, faster on large systems, not exact).  A refusal raises
+    method (default Narumi; TileSums: OpenMM CUDA's scheme, not exact; README, "Accumulation methods").  A refusal raises
     OpenMMException with the System unchanged; forces after the first one replaced are copies, so get them again
     from the System.
     """

@@ -44,8 +44,9 @@ public:
     };
     /**
      * How per-atom forces and the energy are summed on a GPU.  Reference and CPU always sum in double.  Values 4-6 are
-     * reserved (files of 0.2.0 may hold them) for the paper's float pairs (methods C-E), which the CUDA platform runs for accuracy studies only,
-     * through its diagnostics (NARUMI_DIAGNOSTICS, docs/development.md), never as a force's setting.
+     * reserved (files of 0.2.0 may hold them) for the paper's float pairs (methods C-E), which the CUDA platform runs
+     * for accuracy studies only, through its diagnostics (NARUMI_DIAGNOSTICS, docs/development.md), never as a force's
+     * setting.
      */
     enum AccumulationMethod {
         /** Narumi's trick: float high part + int32 fixed-point low part per component. */
@@ -57,10 +58,11 @@ public:
         /** OpenMM's own 64-bit fixed point (scale 2^32), every pair term rounded into it. */
         FixedPoint64 = 3,
         /**
-         * OpenMM CUDA's scheme, for speed on the largest systems: each atom's terms of one tile (32 partners) summed in
-         * floating point (double with Precision=double) and each tile's sum merged into 64-bit fixed point; terms of
-         * 2^15 kJ/mol(/nm) or more go to the fixed point directly.  Deterministic, but excluded pairs do not cancel
-         * exactly (their float rounding stays) and the net force is not exactly zero.
+         * OpenMM CUDA's scheme (opt-in; its speed: docs/benchmarks.md): each atom's terms of one tile (32 partners)
+         * summed in floating point (double with Precision=double) and each tile's sum merged into 64-bit fixed point;
+         * large terms (pair forces of 2^15 kJ/mol/nm or more, energies and a block's forces on itself of 128 or more)
+         * go to the fixed point directly.  Deterministic, but smaller excluded terms do not cancel exactly (their float
+         * rounding stays) and the net force is not exactly zero.
          */
         TileSums = 7
     };

@@ -25,7 +25,8 @@ OPENMM_EXPORT_NARUMI NarumiNonbondedForce* createNarumiNonbondedForce(const Open
  * after the first one replaced is replaced by an XmlSerializer copy of itself: pointers (and Python references) to
  * those forces taken before the call are no longer valid; get them again from the System.  If a force cannot be
  * converted or copied, nothing is changed.  A Context must be created again afterwards.  The forces made sum with
- * accumulationMethod (default Narumi: NarumiNonbondedForce::TileSums trades exactness for speed on large systems).
+ * accumulationMethod (default Narumi; NarumiNonbondedForce::TileSums gives up exact cancellation: README, "Accumulation
+ * methods").
  *
  * A System with a pair-table force set, as OpenMM's GromacsTopFile, CharmmPsfFile and AmberPrmtopFile make for
  * NBFIX/nonbond_params (a NonbondedForce with the charges and epsilon 0, a CustomNonbondedForce
