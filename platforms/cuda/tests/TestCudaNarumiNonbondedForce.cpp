@@ -317,8 +317,8 @@ TEST(CudaNarumiNonbondedForce, DoublePrecisionHasOpenMMsDoubleGrade) {
 /**
  * TileSums is OpenMM CUDA's scheme: its force error against the Reference platform, in single and mixed precision,
  * must be of the grade of OpenMM's own NonbondedForce on CUDA on the same positions (within 2x; both printed): a
- * water box, a truncated octahedron and a solvated molecule, whose excluded O-H pairs (~5e3 kJ/mol/nm) pass through
- * its float tile sums before the exclusion pass takes them out.
+ * water box, a truncated octahedron and a solvated molecule, whose excluded pairs split across two blocks pass through
+ * its float tile sums before the exclusion pass takes them out (those within a block, 128 kJ/mol/nm and up, do not).
  */
 TEST(CudaNarumiNonbondedForce, TileSumsHaveOpenMMsCudaGrade) {
     SKIP_WITHOUT_CUDA();
