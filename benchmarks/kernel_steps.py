@@ -2,13 +2,14 @@
 """A few DHFR MD steps with each nonbonded force, as the workload of a kernel profiler.
 
     ncu --kernel-name regex:'computeTiles|computeNonbonded' python3 -m benchmarks.kernel_steps [--data-dir DIR]
-        [--water-atoms N]
+        [--water-atoms N] [--method TileSums]
 
 Builds benchmarks/nonbonded_speed.py's DHFR system (amber99sb + tip3p, CutoffPeriodic 1.0 nm reaction field,
 HBonds, hydrogen mass 1.5 amu; mixed precision) and runs --steps LangevinMiddleIntegrator steps (1 fs, so that the
 unminimized start stays sane) first with OpenMM's NonbondedForce, then with NarumiNonbondedForce, so that one
 profiler run sees both forces' kernels on the same positions.  --forces picks one or both.  --water-atoms N takes
-nonbonded_speed.py's TIP3P box of about N atoms instead of DHFR.
+nonbonded_speed.py's TIP3P box of about N atoms instead of DHFR; --method is NarumiNonbondedForce's accumulation
+method (default Narumi).
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ def main():
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--forces", nargs="*", default=["openmm", "narumi"], choices=["openmm", "narumi"])
     parser.add_argument("--water-atoms", type=int, help="a TIP3P box of about this many atoms instead of DHFR")
+    parser.add_argument("--method", default="Narumi", choices=["Narumi", "FixedPoint64", "SingleFloat", "DoubleFloat", "TileSums"])
     args = parser.parse_args()
     found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
     if found is None:
@@ -35,7 +37,7 @@ def main():
     for force in args.forces:
         system = create_system(topology)
         if force == "narumi":
-            openmmnarumi.replaceNonbondedForces(system)
+            openmmnarumi.replaceNonbondedForces(system, accumulationMethod=getattr(openmmnarumi.NarumiNonbondedForce, args.method))
         integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 1 / unit.picosecond, 1 * unit.femtosecond)
         context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": "mixed"})
         context.setPositions(positions)

@@ -529,25 +529,31 @@ __device__ inline void addPairForce(FixedPointTermAccumulator<FRACTION_BITS, Rea
     pz -= tz;
 }
 
-/** A pair force rounded into OpenMM's fixed point (2^-32), and the error bits of that rounding. */
+/** A pair force rounded onto a grid 2^-FRACTION_BITS in OpenMM's fixed point (2^-32), and the error bits of that rounding. */
 struct FixedPointVector {
     long long x, y, z;
     int errors;
 };
 
 /**
- * TileSums' rare path, a pair force with a large component rounded into OpenMM's fixed point.  Not inlined, so that
- * the pair loops stay small; it takes and returns values, so that the sums stay in registers (references to them
- * would put them in local memory for the whole kernel).
+ * The rare path of a pair force with a large component (excluded bonded pairs, overlaps): its three components rounded
+ * onto the grid 2^-FRACTION_BITS (Narumi's 2^-25, or OpenMM's 2^-32 for TileSums), what the common path contributes
+ * for each of them too.  Not inlined, so that the pair loops stay small enough for the instruction cache; it takes and
+ * returns values, so that the caller's sums stay in registers (references to them would put them in local memory).
  */
-template <class V3>
+template <int FRACTION_BITS, class V3>
 __device__ inline __noinline__ FixedPointVector fixedPointVector(V3 f) {
     FixedPointVector g;
     g.errors = 0;
-    g.x = narumiRoundedTerm<32>(f.x, g.errors);
-    g.y = narumiRoundedTerm<32>(f.y, g.errors);
-    g.z = narumiRoundedTerm<32>(f.z, g.errors);
+    g.x = narumiRoundedTerm<FRACTION_BITS>(f.x, g.errors);
+    g.y = narumiRoundedTerm<FRACTION_BITS>(f.y, g.errors);
+    g.z = narumiRoundedTerm<FRACTION_BITS>(f.z, g.errors);
     return g;
+}
+
+/** Narumi's rare path: fixedPointVector onto the 2^-25 grid, what the Narumi pair would contribute (narumiGridTerm). */
+__device__ inline FixedPointVector narumiGridVector(float3 f) {
+    return fixedPointVector<Common::NARUMI_LOW_FRACTION_BITS>(f);
 }
 
 /**
@@ -571,7 +577,7 @@ __device__ inline void addPairForce(TileSumTermAccumulator<Real>& x, TileSumTerm
         pz -= f.z;
     }
     else {
-        FixedPointVector g = fixedPointVector(f);
+        FixedPointVector g = fixedPointVector<32>(f);
         x.sum += g.x;
         y.sum += g.y;
         z.sum += g.z;
@@ -582,26 +588,6 @@ __device__ inline void addPairForce(TileSumTermAccumulator<Real>& x, TileSumTerm
     }
 }
 
-/** A pair force rounded onto the Narumi grid in OpenMM's fixed point, and the error bits of that rounding. */
-struct NarumiGridVector {
-    long long x, y, z;
-    int errors;
-};
-
-/**
- * The rare path of Narumi's pair forces (a component of 2^15 or more: excluded bonded pairs, overlaps): all three
- * components onto the 2^-25 grid in 64-bit integers, which is what the Narumi pair would contribute for each of
- * them too.  Not inlined, so that the pair loops stay small enough for the instruction cache.
- */
-__device__ inline __noinline__ NarumiGridVector narumiGridVector(float3 f) {
-    NarumiGridVector g;
-    g.errors = 0;
-    g.x = narumiGridTerm(f.x, g.errors);
-    g.y = narumiGridTerm(f.y, g.errors);
-    g.z = narumiGridTerm(f.z, g.errors);
-    return g;
-}
-
 /** Whether every component of f takes the Narumi pair's path (a NaN component does, and its hi is then checked). */
 __device__ inline bool narumiSmallVector(float3 f) {
     return fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM;
@@ -609,7 +595,7 @@ __device__ inline bool narumiSmallVector(float3 f) {
 
 /** A rounded large pair force into the 64-bit sums of either Narumi accumulator. */
 template <class Sum>
-__device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, const NarumiGridVector& g) {
+__device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, const FixedPointVector& g) {
     x.large += g.x;
     y.large += g.y;
     z.large += g.z;
@@ -620,7 +606,7 @@ __device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>&
 template <class Sum>
 __device__ inline void addLargePairForce(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, float3 f,
                                          const NarumiGlobalSums& sums, int partnerAtom) {
-    NarumiGridVector g = narumiGridVector(f);
+    FixedPointVector g = narumiGridVector(f);
     addLargeVector(x, y, z, g);
     Sum::addForceTerm(sums, partnerAtom, 0, -g.x);
     Sum::addForceTerm(sums, partnerAtom, 1, -g.y);
