@@ -2,7 +2,8 @@
 # A variant of libOpenMMNarumiCUDA.so for an A/B on the GPU machine, built on this machine from a configured build
 # folder without changing it:
 #   bash scripts/variant_library.sh BUILD_DIR KERNEL_FILE VARIANT_SOURCE OUTPUT.so.xz [NVCC_OPTION ...]
-# recompiles KERNEL_FILE's object (e.g. platforms/cuda/src/kernels/findNeighbors.cu) from VARIANT_SOURCE with the
+# recompiles KERNEL_FILE's object (e.g. platforms/cuda/src/kernels/findNeighbors.cu, or a unit of the pair kernel
+# that the build made, platforms/cuda/computeTilesGroup0_false.cu) from VARIANT_SOURCE with the
 # build's own nvcc command, for sm_90 only (no PTX) and with the extra options (e.g. -DNARUMI_TILE_MIN_BLOCKS=6),
 # prints ptxas' registers and stack per kernel, relinks the library with the build's other objects and packs it with xz.
 # BUILD_DIR: a ninja build of this tree, e.g. the cp312 wheel's (docs/development.md, "Kernel experiments").

@@ -24,7 +24,7 @@
 
 namespace OpenMMNarumi {
 
-// Each translation unit that includes this has its own copy (computeTiles.cu, computeTilesTypeTable.cu).
+// Each translation unit that includes this has its own copy (those made from computeTilesGroup.cu.in).
 namespace {
 
 
@@ -426,21 +426,45 @@ void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
 }
 
 /**
- * computeTiles for every accumulation method (per-particle Lennard-Jones, TABLE false) or for the force's methods
- * (type tables: the diagnostics' float-pair methods C-E are refused by the host), each in its own translation unit so
- * that the two sets compile in parallel.
+ * The group of computeTiles' translation units (computeTilesGroups.h) that holds each accumulator's copies, in sizes
+ * that compile in about the same time: 0 Narumi's sums (the default, in each precision), 1 FixedPoint64, 2 the
+ * floating-point sums (SingleFloat, DoubleFloat), 3 the diagnostics' methods C-E, 4 TileSums.
  */
-template <bool TABLE>
-void launchComputeTilesForMethod(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+template <class Accumulator>
+constexpr int narumiTileGroup = 2;
+template <>
+constexpr int narumiTileGroup<NarumiTermAccumulator> = 0;
+template <>
+constexpr int narumiTileGroup<NarumiGridInDoubleAccumulator> = 0;
+template <>
+constexpr int narumiTileGroup<NarumiGridDoubleTermAccumulator> = 0;
+template <>
+constexpr int narumiTileGroup<FixedPoint64TermAccumulator> = 1;
+template <>
+constexpr int narumiTileGroup<FixedPoint64DoubleTermAccumulator> = 1;
+template <class Real>
+constexpr int narumiTileGroup<TileSumTermAccumulator<Real>> = 4;
+template <PairExpressionRule RULE>
+constexpr int narumiTileGroup<PairExpressionTermAccumulator<RULE>> = 3;
+
+/**
+ * computeTiles for method if its accumulator is in GROUP (per-particle Lennard-Jones, TABLE false, or type tables: the
+ * diagnostics' float-pair methods C-E have no TABLE copy, the host refuses them); whether it launched.
+ */
+template <int GROUP, bool TABLE>
+bool launchComputeTilesInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+    bool launched = false;
     narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, data.narumiSumsInDouble != 0, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
-        if constexpr (!TABLE || !narumiStudyOnly<Accumulator>) {
+        if constexpr (narumiTileGroup<Accumulator> == GROUP && (!TABLE || !narumiStudyOnly<Accumulator>)) {
             if (includeEnergy)
                 launchComputeTiles<Accumulator, true, TABLE>(data, stream);
             else
                 launchComputeTiles<Accumulator, false, TABLE>(data, stream);
+            launched = true;
         }
     });
+    return launched;
 }
 
 } // namespace
