@@ -19,7 +19,8 @@ import openmm
 import openmm.unit as unit
 
 import openmmnarumi
-from benchmarks.nonbonded_speed import create_system, dhfr, water_box
+from benchmarks.nonbonded_speed import METHODS, create_system, dhfr, water_box
+from studies.accuracy.accuracylib import DIAGNOSTIC_METHODS
 
 
 def main():
@@ -28,7 +29,8 @@ def main():
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--forces", nargs="*", default=["openmm", "narumi"], choices=["openmm", "narumi"])
     parser.add_argument("--water-atoms", type=int, help="a TIP3P box of about this many atoms instead of DHFR")
-    parser.add_argument("--method", default="Narumi", choices=["Narumi", "FixedPoint64", "SingleFloat", "DoubleFloat", "TileSums"])
+    # The methods a force can be given (the diagnostics' C-E need NARUMI_DIAGNOSTICS instead).
+    parser.add_argument("--method", default="Narumi", choices=[m for m in METHODS if m not in DIAGNOSTIC_METHODS])
     args = parser.parse_args()
     found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
     if found is None:
