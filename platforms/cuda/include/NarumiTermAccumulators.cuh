@@ -557,6 +557,21 @@ __device__ inline FixedPointVector narumiGridVector(float3 f) {
 }
 
 /**
+ * The rare path's pair force g (already rounded) into i's 64-bit sums xi, yi, zi (Narumi's large, TileSums' sum) and,
+ * negated, straight into j's global sum: j's share of a large force costs atomics, which only such pairs pay.
+ */
+__device__ inline void addRoundedPairForce(long long& xi, long long& yi, long long& zi, int& errors, const FixedPointVector& g,
+                                           const NarumiGlobalSums& sums, int partnerAtom) {
+    xi += g.x;
+    yi += g.y;
+    zi += g.z;
+    errors |= g.errors;
+    FixedGlobalSum::addForceTerm(sums, partnerAtom, 0, -g.x);
+    FixedGlobalSum::addForceTerm(sums, partnerAtom, 1, -g.y);
+    FixedGlobalSum::addForceTerm(sums, partnerAtom, 2, -g.z);
+}
+
+/**
  * TileSums: one range test per pair (the caller's for float pairs, as Narumi's; its own for double pairs), then three
  * adds for i and three for j in shared memory.
  */
@@ -576,16 +591,8 @@ __device__ inline void addPairForce(TileSumTermAccumulator<Real>& x, TileSumTerm
         pxy = partnerXY;
         pz -= f.z;
     }
-    else {
-        FixedPointVector g = fixedPointVector<32>(f);
-        x.sum += g.x;
-        y.sum += g.y;
-        z.sum += g.z;
-        x.errors |= g.errors;
-        FixedGlobalSum::addForceTerm(sums, partnerAtom, 0, -g.x);
-        FixedGlobalSum::addForceTerm(sums, partnerAtom, 1, -g.y);
-        FixedGlobalSum::addForceTerm(sums, partnerAtom, 2, -g.z);
-    }
+    else
+        addRoundedPairForce(x.sum, y.sum, z.sum, x.errors, fixedPointVector<32>(f), sums, partnerAtom);
 }
 
 /** Whether every component of f takes the Narumi pair's path (a NaN component does, and its hi is then checked). */
@@ -600,17 +607,6 @@ __device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>&
     y.large += g.y;
     z.large += g.z;
     x.errors |= g.errors;
-}
-
-/** The rare path of a pair force with a large component: onto the grid into i's 64-bit sums, negated straight into j's global sum. */
-template <class Sum>
-__device__ inline void addLargePairForce(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, float3 f,
-                                         const NarumiGlobalSums& sums, int partnerAtom) {
-    FixedPointVector g = narumiGridVector(f);
-    addLargeVector(x, y, z, g);
-    Sum::addForceTerm(sums, partnerAtom, 0, -g.x);
-    Sum::addForceTerm(sums, partnerAtom, 1, -g.y);
-    Sum::addForceTerm(sums, partnerAtom, 2, -g.z);
 }
 
 /** Narumi: one range test for the pair rather than one per component. */
@@ -646,7 +642,7 @@ __device__ inline void addPairForce(NarumiTermAccumulator& x, NarumiTermAccumula
         Common::narumiSubtractSplit(pz.hi, pz.lo, tz);
     }
     else
-        addLargePairForce(x, y, z, f, sums, partnerAtom);
+        addRoundedPairForce(x.large, y.large, z.large, x.errors, narumiGridVector(f), sums, partnerAtom);
 }
 
 /**
@@ -743,7 +739,7 @@ __device__ inline void addPairForce(NarumiGridInDoubleAccumulator& x, NarumiGrid
         pz = __dsub_rn(pz, tz);
     }
     else
-        addLargePairForce(x, y, z, f, sums, partnerAtom);
+        addRoundedPairForce(x.large, y.large, z.large, x.errors, narumiGridVector(f), sums, partnerAtom);
 }
 
 } // namespace OpenMMNarumi
