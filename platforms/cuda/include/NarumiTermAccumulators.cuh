@@ -556,16 +556,21 @@ __device__ inline FixedPointVector narumiGridVector(float3 f) {
     return fixedPointVector<Common::NARUMI_LOW_FRACTION_BITS>(f);
 }
 
-/**
- * The rare path's pair force g (already rounded) into i's 64-bit sums xi, yi, zi (Narumi's large, TileSums' sum) and,
- * negated, straight into j's global sum: j's share of a large force costs atomics, which only such pairs pay.
- */
-__device__ inline void addRoundedPairForce(long long& xi, long long& yi, long long& zi, int& errors, const FixedPointVector& g,
-                                           const NarumiGlobalSums& sums, int partnerAtom) {
+/** The rare path's force g (already rounded) into 64-bit sums xi, yi, zi (Narumi's large, TileSums' sum) and its error bits. */
+__device__ inline void addRoundedVector(long long& xi, long long& yi, long long& zi, int& errors, const FixedPointVector& g) {
     xi += g.x;
     yi += g.y;
     zi += g.z;
     errors |= g.errors;
+}
+
+/**
+ * The rare path's pair force g into i's 64-bit sums (addRoundedVector) and, negated, straight into j's global sum: j's
+ * share of a large force costs atomics, which only such pairs pay.
+ */
+__device__ inline void addRoundedPairForce(long long& xi, long long& yi, long long& zi, int& errors, const FixedPointVector& g,
+                                           const NarumiGlobalSums& sums, int partnerAtom) {
+    addRoundedVector(xi, yi, zi, errors, g);
     FixedGlobalSum::addForceTerm(sums, partnerAtom, 0, -g.x);
     FixedGlobalSum::addForceTerm(sums, partnerAtom, 1, -g.y);
     FixedGlobalSum::addForceTerm(sums, partnerAtom, 2, -g.z);
@@ -600,15 +605,6 @@ __device__ inline bool narumiSmallVector(float3 f) {
     return fmaxf(fabsf(f.x), fmaxf(fabsf(f.y), fabsf(f.z))) < NARUMI_LARGE_TERM;
 }
 
-/** A rounded large pair force into the 64-bit sums of either Narumi accumulator. */
-template <class Sum>
-__device__ inline void addLargeVector(NarumiGridSum<Sum>& x, NarumiGridSum<Sum>& y, NarumiGridSum<Sum>& z, const FixedPointVector& g) {
-    x.large += g.x;
-    y.large += g.y;
-    z.large += g.z;
-    x.errors |= g.errors;
-}
-
 /** Narumi: one range test for the pair rather than one per component. */
 __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator& y, NarumiTermAccumulator& z, float3 f) {
     if (narumiSmallVector(f)) {
@@ -617,7 +613,7 @@ __device__ inline void addVector(NarumiTermAccumulator& x, NarumiTermAccumulator
         Common::narumiAddUnchecked(z.small, f.z);
     }
     else
-        addLargeVector(x, y, z, narumiGridVector(f));
+        addRoundedVector(x.large, y.large, z.large, x.errors, narumiGridVector(f));
 }
 
 /**
@@ -720,7 +716,7 @@ __device__ inline void addVector(NarumiGridInDoubleAccumulator& x, NarumiGridInD
         z.small = __dadd_rn(z.small, narumiGridRounded(f.z));
     }
     else
-        addLargeVector(x, y, z, narumiGridVector(f));
+        addRoundedVector(x.large, y.large, z.large, x.errors, narumiGridVector(f));
 }
 
 /** As Narumi's addPairForce: each component rounded once, added to i's sum and subtracted from j's. */
