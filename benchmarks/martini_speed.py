@@ -16,10 +16,12 @@ MD steps (LangevinMiddleIntegrator, 310 K, 1/ps, --step-fs 20 fs), one process, 
   openmm-native     the native floor: one NonbondedForce with a per-type Lorentz-Berthelot stand-in (each type's own
                     sigma and epsilon from its diagonal entry; not Martini's physics, no shift)
   narumi-particle   NarumiNonbondedForce with that stand-in per particle (the table's cost against per-particle)
+  no-nonbonded      the loaded System without its nonbonded force (bonded terms, constraints, virtual sites and the
+                    integrator): the speed that no nonbonded force can beat
 
 Before timing, the energies of narumi-table and openmm-exact (plus the self term) at the first frame must agree to
 1e-5 relative on the GPU, or the script stops.  Ratios: narumi-table against each OpenMM route, and against
-narumi-particle.
+narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded force could gain on the exact route.
 """
 import argparse
 import datetime
@@ -36,7 +38,7 @@ from openmm import unit
 from benchmarks.reporting import gpu_names, write_report
 
 SIZES = {"complex": None, "200k": (3, 6), "1m": (9, 12)}
-ROUTES = ("narumi-table", "openmm-exact", "openmm-native", "narumi-particle")
+ROUTES = ("narumi-table", "openmm-exact", "openmm-native", "narumi-particle", "no-nonbonded")
 
 
 def plain(*values):
@@ -152,6 +154,9 @@ def route_system(inputs, route, table):
             narumi.setParticleLennardJonesType(i, -1)
         return system, 0.0
     group = narumi.getForceGroup()
+    if route == "no-nonbonded":
+        system.removeForce(index)
+        return system, 0.0
     if route == "openmm-exact":
         forces, left_out = exact_openmm_forces(narumi, *table)
     else:
@@ -209,8 +214,8 @@ def main():
     lines = [f"`{command}` on {gpu_names() or 'no GPU'}, OpenMM {openmm.__version__}, {args.precision} precision, "
              f"{args.step_fs:g} fs, {started}:", "",
              "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
-             " | table / exact | table / native | table / particle |",
-             "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- |"]
+             " | table / exact | table / native | table / particle | no-nonbonded / exact |",
+             "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- | --- |"]
     measurements = []
     with tempfile.TemporaryDirectory() as work:
         for size in args.systems:
@@ -229,11 +234,12 @@ def main():
                 print(f"{size}: narumi-table and openmm-exact energies differ by {difference:.2e} relative", flush=True)
                 if difference > 1e-5:
                     raise SystemExit(f"{size}: the routes do not compute the same energy ({difference:.2e} relative)")
-            ratio = lambda other: (f"{speeds['narumi-table'] / speeds[other]:.2f}"
-                                   if "narumi-table" in speeds and other in speeds else "-")
+            ratio = lambda other, route="narumi-table": (f"{speeds[route] / speeds[other]:.2f}"
+                                                         if route in speeds and other in speeds else "-")
             lines.append(f"| {size} | {inputs.system.getNumParticles():,} | " +
                          " | ".join(f"{speeds[route]:.1f}" for route in args.routes) +
-                         f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |")
+                         f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |"
+                         f" {ratio('openmm-exact', 'no-nonbonded')} |")
             measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
                                  "first_frame_energy": energies})
     write_report(lines, args.markdown, args.json, {"command": command, "gpu": gpu_names(), "date": started,

@@ -2,8 +2,6 @@
 #include "internal/NarumiLennardJonesPairs.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include <cmath>
-#include <map>
-#include <tuple>
 #include <utility>
 
 using namespace OpenMMNarumi;
@@ -47,28 +45,20 @@ void switchedTailIntegrals(double rs, double rc, double& integral12, double& int
 double NarumiNonbondedForceImpl::calcDispersionCorrection(const System& system, const NarumiNonbondedForce& force) {
     if (force.getNonbondedMethod() != NarumiNonbondedForce::CutoffPeriodic)
         return 0.0;
-    // Particles are grouped into classes of identical Lennard-Jones behaviour (table type, sigma, epsilon); the mean
-    // of C6 and C12 is taken over the N(N+1)/2 class-weighted pairs, each with the parameters that the pair uses, as
-    // NonbondedForce does with Lorentz-Berthelot (epsilon sigma^n = C_n / 4).
+    // The mean of C6 and C12 is taken over the N(N+1)/2 pairs by classes of identical Lennard-Jones behaviour, each
+    // pair with the parameters that it uses, as NonbondedForce does with Lorentz-Berthelot (epsilon sigma^n = C_n / 4).
     NarumiLennardJonesPairs pairs(force);
-    map<tuple<int, double, double>, pair<int, long long> > classes;  // -> (a particle of the class, its size)
-    for (int i = 0; i < force.getNumParticles(); i++) {
-        double charge, sigma, epsilon;
-        force.getParticleParameters(i, charge, sigma, epsilon);
-        auto inserted = classes.insert({make_tuple(pairs.tableTypeOf(i), sigma, epsilon), make_pair(i, 0LL)});
-        inserted.first->second.second++;
-    }
     double rc = force.getCutoffDistance();
     double integral12 = 0, integral6 = 0;
     if (force.getUseSwitchingFunction())
         switchedTailIntegrals(force.getSwitchingDistance(), rc, integral12, integral6);
     double sum12 = 0, sum6 = 0;
-    for (auto a = classes.begin(); a != classes.end(); ++a)
-        for (auto b = classes.begin(); b != next(a); ++b) {
-            long long na = a->second.second, nb = b->second.second;
+    for (int a = 0; a < pairs.getNumClasses(); a++)
+        for (int b = 0; b <= a; b++) {
+            long long na = pairs.classSize(a), nb = pairs.classSize(b);
             double count = (a == b ? 0.5 * na * (na + 1.0) : (double) na * nb);
             double c6, c12;
-            pairs.pairParameters(a->second.first, b->second.first, c6, c12);
+            pairs.pairParameters(pairs.classMember(a), pairs.classMember(b), c6, c12);
             sum12 += count * c12;
             sum6 += count * c6;
         }

@@ -1,5 +1,6 @@
 #include "internal/NarumiLennardJonesPairs.h"
 #include <map>
+#include <tuple>
 
 using namespace OpenMMNarumi;
 using namespace std;
@@ -36,5 +37,14 @@ NarumiLennardJonesPairs::NarumiLennardJonesPairs(const NarumiNonbondedForce& for
         if (a < 0 || b < 0)
             continue; // no particle has one of the types
         table[(size_t) a * numTableTypes + b] = table[(size_t) b * numTableTypes + a] = Entry{true, c6, c12};
+    }
+    map<tuple<int, double, double>, int> classOfParameters;
+    particleClass.resize(numParticles);
+    for (int i = 0; i < numParticles; i++) {
+        auto inserted = classOfParameters.insert({make_tuple(tableType[i], sigma[i], epsilon[i]), (int) classMembers.size()});
+        if (inserted.second)
+            classMembers.push_back({i, 0});
+        particleClass[i] = inserted.first->second;
+        classMembers[particleClass[i]].second++;
     }
 }

@@ -38,20 +38,23 @@ public:
         c6 = 4 * std::sqrt(epsilon1 * epsilon2) * s6;
         c12 = c6 * s6;
     }
-    /** A particle's row of the table (its type's dense index), -1 if untyped or its type has no entry. */
-    int tableTypeOf(int particle) const {
-        return tableType[particle];
+    /**
+     * The classes of particles that behave alike, (table type, sigma, epsilon): a pair's C6 and C12 depend only on
+     * its particles' classes, so that a (class, class) table holds every pair's parameters.
+     */
+    int getNumClasses() const {
+        return (int) classMembers.size();
     }
-    /** The rows of the table: the types that have entries. */
-    int getNumTableTypes() const {
-        return numTableTypes;
+    /** A particle's class. */
+    int classOf(int particle) const {
+        return particleClass[particle];
     }
-    /** Whether rows ti and tj of the table have an entry, and its C6 and C12. */
-    bool tableEntry(int ti, int tj, double& c6, double& c12) const {
-        const Entry& entry = table[(size_t) ti * numTableTypes + tj];
-        c6 = entry.c6;
-        c12 = entry.c12;
-        return entry.listed;
+    /** The first particle of a class and how many particles it has. */
+    int classMember(int lennardJonesClass) const {
+        return classMembers[lennardJonesClass].first;
+    }
+    long long classSize(int lennardJonesClass) const {
+        return classMembers[lennardJonesClass].second;
     }
     /** Whether any pair of particles may use a type-pair entry (some particle has a type that has an entry). */
     bool usesTable() const {
@@ -67,6 +70,8 @@ private:
     std::vector<int> tableType;  // per particle: dense index of its type among the types that have entries, or -1
     int numTableTypes;
     std::vector<Entry> table;    // numTableTypes^2, symmetric
+    std::vector<int> particleClass;
+    std::vector<std::pair<int, long long> > classMembers;   // per class: its first particle, its size
 };
 
 } // namespace OpenMMNarumi

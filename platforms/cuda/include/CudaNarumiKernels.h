@@ -145,7 +145,7 @@ private:
     std::vector<std::pair<int, int> > exceptionPairs;  // fixed at initialization, as in NonbondedForce
     NarumiNonbondedData data = {};
     OpenMM::CudaArray atomParameters, exceptionAtoms, exceptionParameters;
-    OpenMM::CudaArray atomTableType, slotTableType, lennardJonesTable, lennardJonesTableDouble;   // type tables only
+    OpenMM::CudaArray atomTableClass, slotTableClass, lennardJonesTable, lennardJonesTableDouble;   // type tables only
     OpenMM::CudaArray atomParametersDouble, exceptionParametersDouble, slotPositionsDouble, slotLennardJonesDouble;
     bool pairsInDouble = false;  // Precision=double with a method whose sums hold double terms
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;

@@ -155,12 +155,12 @@ struct NarumiNonbondedData {
     const int2* exceptionAtoms;          // original atom indices
     const float4* exceptionParameters;   // (k q1q2, sigma, 4 eps, 0)
     const NarumiDouble4* exceptionParametersDouble;  // the same in double (double-precision pairs only, else null)
-    // Lennard-Jones type tables (numTableTypes > 0): each atom's row of the table, numTableTypes - 1 for an atom whose
-    // type has no entry; the table holds (C6, C12) per pair of rows, C6 NaN where there is no entry (Lorentz-Berthelot
-    // of the atoms' own parameters then).  numTableTypes 0: no table, every pair Lorentz-Berthelot.
-    int numTableTypes;
-    const int* atomTableType;
-    int* slotTableType;                  // the slot's atom's row (gathered after each sort, like slotLennardJones)
+    // Lennard-Jones type tables (numTableClasses > 0): each atom's class of identical Lennard-Jones behaviour (type,
+    // sigma, epsilon; NarumiLennardJonesPairs) and the (C6, C12) of every pair of classes, so that the pair kernels
+    // read one table entry per pair.  numTableClasses 0: no table, every pair Lorentz-Berthelot of the atoms' own.
+    int numTableClasses;
+    const int* atomTableClass;
+    int* slotTableClass;                  // the slot's atom's class (gathered after each sort, like slotLennardJones)
     const float2* lennardJonesTable;
     const double2* lennardJonesTableDouble;   // the same in double (double-precision pairs only, else null)
     // Spatial sort.

@@ -117,7 +117,7 @@ template <class Real>
 struct NarumiCombinedLennardJones {
     Real sigma, eps4;
 };
-/** A pair's Lennard-Jones C6 and C12 (a type-pair entry, or Lorentz-Berthelot where its types have none). */
+/** A pair's Lennard-Jones C6 and C12 (the type table's entry of the pair's classes). */
 template <class Real>
 struct NarumiTableLennardJones {
     Real c6, c12;
@@ -143,15 +143,6 @@ __device__ inline Real narumiLennardJones(Real invR2, NarumiTableLennardJones<Re
     // dE/dr / r = (6 C6/r^6 - 12 C12/r^12) / r^2
     dEdrOverR = narumiMul(narumiFma(Real(-12), repulsion, narumiMul(Real(6), dispersion)), invR2);
     return narumiSub(repulsion, dispersion);
-}
-
-/** C6 = eps4 sigma^6 and C12 = C6 sigma^6 of Lorentz-Berthelot parameters. */
-template <class Real>
-__device__ inline NarumiTableLennardJones<Real> narumiTableForm(NarumiCombinedLennardJones<Real> p) {
-    Real sigma2 = narumiMul(p.sigma, p.sigma);
-    Real sigma6 = narumiMul(narumiMul(sigma2, sigma2), sigma2);
-    Real c6 = narumiMul(p.eps4, sigma6);
-    return {c6, narumiMul(c6, sigma6)};
 }
 
 /**

@@ -4,7 +4,7 @@
 /**
  * What a pair of slots needs beside positions, read the same way by the all-pairs kernel and the exclusion kernel (so
  * that an excluded pair's terms are the same bits in both): its Lennard-Jones parameters, combined from the atoms' own
- * or taken from the type table.
+ * or taken from the type table of their classes.
  */
 
 #include "NarumiPairInteraction.cuh"
@@ -13,33 +13,32 @@
 
 namespace OpenMMNarumi {
 
+// The table is read-only while kernels run: loads through the read-only data cache.
 __device__ inline float2 lennardJonesTableEntry(const NarumiNonbondedData& d, int entry, float) {
-    return d.lennardJonesTable[entry];
+    return __ldg(d.lennardJonesTable + entry);
 }
 __device__ inline double2 lennardJonesTableEntry(const NarumiNonbondedData& d, int entry, double) {
-    return d.lennardJonesTableDouble[entry];
+    return __ldg(d.lennardJonesTableDouble + entry);
 }
 
-/** A slot's row of the Lennard-Jones type table (type tables only). */
-__device__ inline int slotTableRow(const NarumiNonbondedData& d, int slot) {
-    return d.slotTableType[slot];
+/** A slot's class, its row of the Lennard-Jones type table (type tables only). */
+__device__ inline int slotTableClass(const NarumiNonbondedData& d, int slot) {
+    return d.slotTableClass[slot];
 }
 
 /**
- * The Lennard-Jones parameters of a pair from its slots' (sigma/2, 2 sqrt(eps)) and, with type tables (TABLE), their
- * table rows: the rows' entry (C6, C12), or Lorentz-Berthelot in that form where the entry is NaN (no entry).  Symmetric
- * in the two slots.
+ * The Lennard-Jones parameters of a pair: with type tables (TABLE), its slots' classes' entry (C6, C12); else
+ * Lorentz-Berthelot from the slots' (sigma/2, 2 sqrt(eps)).  Symmetric in the two slots.
  */
 template <bool TABLE, class V2>
-__device__ inline auto narumiPairLennardJones(const NarumiNonbondedData& d, V2 a, int rowA, V2 b, int rowB) {
+__device__ inline auto narumiPairLennardJones(const NarumiNonbondedData& d, V2 a, int classA, V2 b, int classB) {
     using Real = decltype(a.x);
-    NarumiCombinedLennardJones<Real> combined{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
-    if constexpr (!TABLE)
-        return combined;
-    else {
-        auto entry = lennardJonesTableEntry(d, rowA * d.numTableTypes + rowB, Real());
-        return isnan(entry.x) ? narumiTableForm(combined) : NarumiTableLennardJones<Real>{entry.x, entry.y};
+    if constexpr (TABLE) {
+        auto entry = lennardJonesTableEntry(d, classA * d.numTableClasses + classB, Real());
+        return NarumiTableLennardJones<Real>{entry.x, entry.y};
     }
+    else
+        return NarumiCombinedLennardJones<Real>{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
 }
 
 } // namespace OpenMMNarumi

@@ -27,6 +27,9 @@ using Common::COULOMB_CONSTANT;
 
 namespace {
 
+/** The most Lennard-Jones classes a type table takes: its float and double copies then fill at most 96 MiB. */
+const int MAX_LENNARD_JONES_CLASSES = 2048;
+
 /** The launch code and common/ report CUDA errors as std::runtime_error; OpenMM's callers expect OpenMMException. */
 OpenMMException asOpenMMException(const std::runtime_error& error) {
     return OpenMMException(string("NarumiNonbondedForce (CUDA): ") + error.what());
@@ -423,25 +426,27 @@ void CudaCalcNarumiNonbondedForceKernel::createStreamOrTimer() {
 
 void CudaCalcNarumiNonbondedForceKernel::uploadTypeTable(const NarumiNonbondedForce& force) {
     NarumiLennardJonesPairs pairs(force);
-    int rows = pairs.usesTable() ? pairs.getNumTableTypes() + 1 : 0;   // the last row: atoms whose type has no entry
-    data.numTableTypes = rows;
+    // With type tables the kernels read every pair's C6 and C12 from a (class, class) table: one load per pair, no
+    // per-particle parameters in the pair loop.
+    int rows = pairs.usesTable() ? pairs.getNumClasses() : 0;
+    if (rows > MAX_LENNARD_JONES_CLASSES)
+        throw OpenMMException("NarumiNonbondedForce: the particles fall into " + to_string(rows) + " classes of Lennard-Jones parameters "
+                              "(type, sigma, epsilon); the CUDA platform's type table takes at most " +
+                              to_string(MAX_LENNARD_JONES_CLASSES) + ". Give particles of one type the same sigma and epsilon.");
+    data.numTableClasses = rows;
     if (rows == 0)
         return;
-    const double noEntry = numeric_limits<double>::quiet_NaN();
-    vector<double2> tableDouble((size_t) rows * rows, double2{noEntry, noEntry});
-    for (int ti = 0; ti + 1 < rows; ti++)
-        for (int tj = 0; tj + 1 < rows; tj++) {
-            double c6, c12;
-            if (pairs.tableEntry(ti, tj, c6, c12))
-                tableDouble[(size_t) ti * rows + tj] = double2{c6, c12};
-        }
+    vector<double2> tableDouble((size_t) rows * rows);
+    for (int a = 0; a < rows; a++)
+        for (int b = 0; b < rows; b++)
+            pairs.pairParameters(pairs.classMember(a), pairs.classMember(b), tableDouble[(size_t) a * rows + b].x,
+                                 tableDouble[(size_t) a * rows + b].y);
     vector<float2> table(tableDouble.size());
     for (size_t k = 0; k < table.size(); k++)
         table[k] = float2{(float) tableDouble[k].x, (float) tableDouble[k].y};
-    vector<int> rowOfAtom(max(1, data.numAtoms), rows - 1);
+    vector<int> rowOfAtom(max(1, data.numAtoms), 0);
     for (int i = 0; i < data.numAtoms; i++)
-        if (pairs.tableTypeOf(i) >= 0)
-            rowOfAtom[i] = pairs.tableTypeOf(i);
+        rowOfAtom[i] = pairs.classOf(i);
     // Types may first be given by updateParametersInContext: the arrays are made (or resized) here.
     auto sized = [&](CudaArray& array, size_t size, size_t elementSize, const char* name) {
         if (!array.isInitialized())
@@ -449,13 +454,13 @@ void CudaCalcNarumiNonbondedForceKernel::uploadTypeTable(const NarumiNonbondedFo
         else if (array.getSize() != size)
             array.resize(size);
     };
-    sized(atomTableType, rowOfAtom.size(), sizeof(int), "narumiAtomTableType");
-    sized(slotTableType, data.numSlots, sizeof(int), "narumiSlotTableType");
+    sized(atomTableClass, rowOfAtom.size(), sizeof(int), "narumiAtomTableClass");
+    sized(slotTableClass, data.numSlots, sizeof(int), "narumiSlotTableClass");
     sized(lennardJonesTable, table.size(), sizeof(float2), "narumiLennardJonesTable");
-    atomTableType.upload(rowOfAtom);
+    atomTableClass.upload(rowOfAtom);
     lennardJonesTable.upload(table);
-    data.atomTableType = (const int*) atomTableType.getDevicePointer();
-    data.slotTableType = (int*) slotTableType.getDevicePointer();
+    data.atomTableClass = (const int*) atomTableClass.getDevicePointer();
+    data.slotTableClass = (int*) slotTableClass.getDevicePointer();
     data.lennardJonesTable = (const float2*) lennardJonesTable.getDevicePointer();
     if (pairsInDouble) {
         sized(lennardJonesTableDouble, tableDouble.size(), sizeof(double2), "narumiLennardJonesTableDouble");

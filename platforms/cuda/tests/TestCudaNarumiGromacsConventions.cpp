@@ -89,6 +89,59 @@ TEST(CudaNarumiGromacsConventions, TypesGivenByAnUpdateAreComputed) {
     EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
 }
 
+TEST(CudaNarumiGromacsConventions, ParametersChangedByAnUpdateRemakeTheTypeTable) {
+    SKIP_WITHOUT_CUDA();
+    // The GPU's table is per class (type, sigma, epsilon): new sigmas and epsilons of typed and untyped particles make
+    // new classes, which the update must bring in as a new Context would.
+    TestSystem solvated = solvatedMoleculeInCube();
+    TypeTable table = solvatedMoleculeTypes(solvated);
+    NonbondedSettings settings = periodicReactionField(1.0, INFINITE);
+    Conventions all;
+    all.types = all.potentialShift = true;
+    Narumi* force = makeConventionsForce(solvated, settings, table, all);
+    auto system = makeSystem(solvated, {force});
+    VerletIntegrator integrator(0.001);
+    Context context(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "mixed"}});
+    context.setPositions(solvated.positions);
+    double before = energyAndForces(context).energy;
+    // Water oxygens only: their exceptions are exclusions, which new sigmas and epsilons leave as they are (as in the
+    // Narumi force), where the oracle would remake the solute's 1-4 pairs from them.
+    for (int i = 0, waters = 0; i < solvated.size(); i++) {
+        if (solvated.sigmas[i] != 0.315061 || waters++ % 3 != 0)
+            continue;
+        double charge, sigma, epsilon;
+        force->getParticleParameters(i, charge, sigma, epsilon);
+        force->setParticleParameters(i, charge, sigma * 1.03, epsilon * 1.5);
+        solvated.sigmas[i] = sigma * 1.03;
+        solvated.epsilons[i] = epsilon * 1.5;
+        table.typeOfParticle[i] = force->getParticleLennardJonesType(i);  // the oracle types by (sigma, epsilon) otherwise
+    }
+    force->updateParametersInContext(context);
+    EnergyAndForces updated = energyAndForces(context);
+    EXPECT_GT(fabs(updated.energy - before), 1.0) << "the update changed nothing";
+    EXPECT_TRUE(agree(updated, evaluate(*conventionsOracle(solvated, settings, table, all), solvated.positions, "Reference"), 1e-5));
+    EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
+}
+
+TEST(CudaNarumiGromacsConventions, TooManyLennardJonesClassesAreRefusedWithTheirCount) {
+    SKIP_WITHOUT_CUDA();
+    // Every particle typed, each with its own sigma: one class per particle, beyond the 2,048 that the GPU's table takes.
+    TestSystem water = waterBox(cubicBox(3.0), 7);
+    ASSERT_GT(water.size(), 2048);
+    Narumi* force = makeNarumiForce(water, periodicReactionField(1.0, 78.3));
+    for (int i = 0; i < force->getNumParticles(); i++) {
+        double charge, sigma, epsilon;
+        force->getParticleParameters(i, charge, sigma, epsilon);
+        force->setParticleParameters(i, charge, 0.3 + 1e-5 * i, 0.5);
+        force->setParticleLennardJonesType(i, 0);
+    }
+    force->addLennardJonesTypePair(0, 0, 0.31, 0.6);
+    auto system = makeSystem(water, {force});
+    VerletIntegrator integrator(0.001);
+    EXPECT_OPENMM_EXCEPTION_CONTAINING({ Context context(*system, integrator, Platform::getPlatformByName("CUDA")); },
+                                       "the particles fall into " + to_string(water.size()) + " classes of Lennard-Jones parameters");
+}
+
 TEST(CudaNarumiGromacsConventions, TheAccuracyStudysMethodsRefuseTypes) {
     SKIP_WITHOUT_CUDA();
     TestSystem water = waterBox(cubicBox(2.2), 8);

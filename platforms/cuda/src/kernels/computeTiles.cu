@@ -20,7 +20,7 @@ bool launchInItsGroup(std::integer_sequence<int, GROUPS...>, const NarumiNonbond
 
 void narumiComputeTiles(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
     const auto groups = std::make_integer_sequence<int, NARUMI_TILE_GROUPS>();
-    const bool table = data.numTableTypes > 0;
+    const bool table = data.numTableClasses > 0;
     bool launched = table ? launchInItsGroup<true>(groups, data, method, includeEnergy, stream)
                           : launchInItsGroup<false>(groups, data, method, includeEnergy, stream);
     // The host refuses type tables with the diagnostics' methods C-E before any launch; this guards that rule.

@@ -37,8 +37,8 @@ struct AtomSums {
     using Real = typename Accumulator::Real;
     int slot;
     typename NarumiVectors<Real>::V4 position;    // NaN for a padding slot past the last atom: every r^2 < cutoff^2 test fails
-    typename NarumiVectors<Real>::V2 lennardJones;
-    int tableRow;                           // type tables only
+    typename NarumiVectors<Real>::V2 lennardJones;   // without type tables
+    int tableClass;                                   // with type tables
     float4 blockCenter, blockHalfExtents;   // of the atom's block I
     Accumulator fx, fy, fz;
 
@@ -46,8 +46,8 @@ struct AtomSums {
     __device__ void load(const NarumiNonbondedData& d, int newSlot) {
         slot = newSlot;
         position = slot < d.numAtoms ? slotPosition(d, slot, Real()) : missingAtom<Real>();
-        lennardJones = slotLennardJones(d, slot, Real());
-        tableRow = TABLE ? slotTableRow(d, slot) : 0;
+        lennardJones = TABLE ? typename NarumiVectors<Real>::V2{Real(0), Real(0)} : slotLennardJones(d, slot, Real());
+        tableClass = TABLE ? slotTableClass(d, slot) : 0;
         blockCenter = d.blockCenters[slot / 32];
         blockHalfExtents = d.blockHalfExtents[slot / 32];
         fx.zero();
@@ -69,29 +69,71 @@ struct AtomSums {
  * step reads has 64 entries, so that step k of the rotation finds partner (lane + k) mod 32 at entry lane + k, an
  * address that advances by a constant, with no mask (7% of the pair loop's instructions): the atoms are staged twice
  * over, and a partner's sums are split between entries j and j + 32, added when the tile is done.  The partners'
- * buffer indices, read only on the rare large-force path, have 32; with type tables (TABLE) their table rows, 64.
+ * buffer indices, read only on the rare large-force path, have 32.  The partners' Lennard-Jones: their own
+ * parameters, or with type tables (TABLE) their classes, 64.
  */
 template <class Accumulator, bool TABLE>
 struct TileStage {
     using Partner = typename Accumulator::Partner;
     typename NarumiVectors<typename Accumulator::Real>::V4 positions[64];   // NaN for no atom
-    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[64];
-    int tableRows[TABLE ? 64 : 1];
+    typename NarumiVectors<typename Accumulator::Real>::V2 lennardJones[TABLE ? 1 : 64];
+    int tableClasses[TABLE ? 64 : 1];
     int posqIndices[32];
     PartnerXY<Partner> partnerXY[64];   // per step of the rotation the warp touches 32 consecutive entries
     Partner partnerZ[64];
 
+    /** Entry's pair parameters: own Lennard-Jones parameters and table class (only one of them is read). */
+    __device__ typename NarumiVectors<typename Accumulator::Real>::V2 partnerLennardJones(int entry) const {
+        return lennardJones[TABLE ? 0 : entry];
+    }
+    __device__ int partnerClass(int entry) const {
+        return tableClasses[TABLE ? entry : 0];
+    }
     __device__ Partner& partnerSum(int component, int entry) {
         return component == 0 ? partnerXY[entry].x : (component == 1 ? partnerXY[entry].y : partnerZ[entry]);
     }
 };
 
+/**
+ * The type table of float pairs with at most SHARED_TABLE_CLASSES classes (8 KB), copied into shared memory by each
+ * thread block: a warp's 32 lookups of different entries then cost bank conflicts, not one cache line each.
+ */
+constexpr int SHARED_TABLE_CLASSES = 32;
+__shared__ float2 sharedLennardJonesTable[SHARED_TABLE_CLASSES * SHARED_TABLE_CLASSES];
+
+template <bool TABLE, class Real>
+__device__ inline bool tableInSharedMemory(const NarumiNonbondedData& d) {
+    return TABLE && std::is_same<Real, float>::value && d.numTableClasses <= SHARED_TABLE_CLASSES;
+}
+
+/** Before any warp of the block computes pairs (every thread of the block calls it). */
+template <bool TABLE, class Real>
+__device__ inline void copyTableToSharedMemory(const NarumiNonbondedData& d) {
+    if (!tableInSharedMemory<TABLE, Real>(d))
+        return;
+    for (int k = threadIdx.x; k < d.numTableClasses * d.numTableClasses; k += blockDim.x)
+        sharedLennardJonesTable[k] = d.lennardJonesTable[k];
+    __syncthreads();
+}
+
+/** narumiPairLennardJones, reading the table's copy in shared memory where there is one (the same values, the same bits). */
+template <bool TABLE, class V2>
+__device__ inline auto tilePairLennardJones(const NarumiNonbondedData& d, V2 a, int classA, V2 b, int classB) {
+    using Real = decltype(a.x);
+    if constexpr (TABLE && std::is_same<Real, float>::value)
+        if (tableInSharedMemory<TABLE, Real>(d)) {
+            float2 entry = sharedLennardJonesTable[classA * d.numTableClasses + classB];
+            return NarumiTableLennardJones<float>{entry.x, entry.y};
+        }
+    return narumiPairLennardJones<TABLE>(d, a, classA, b, classB);
+}
+
 /** The pair force on i (from j at displacement delta = r_j - r_i), its energy and (dE/dr)/r, from the shared pair function. */
 template <int COULOMB, int SWITCH, bool TABLE, class V4, class V2, class V3, class Real>
-__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, int row, V4 other, V2 otherLennardJones,
-                               int otherRow, V3 delta, Real r2, Real& pairEnergy, Real& dEdrOverR) {
+__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, int tableClass, V4 other, V2 otherLennardJones,
+                               int otherClass, V3 delta, Real r2, Real& pairEnergy, Real& dEdrOverR) {
     Real kq = narumiMul(position.w, other.w);
-    auto ljParameters = narumiPairLennardJones<TABLE>(d, lennardJones, row, otherLennardJones, otherRow);
+    auto ljParameters = tilePairLennardJones<TABLE>(d, lennardJones, tableClass, otherLennardJones, otherClass);
     pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(pairConstants(d, Real()), r2, kq, ljParameters, dEdrOverR);
     return V3{narumiMul(dEdrOverR, delta.x), narumiMul(dEdrOverR, delta.y), narumiMul(dEdrOverR, delta.z)};
 }
@@ -157,8 +199,8 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2 && k != lane) {
             Real pairEnergy, dEdrOverR;
-            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[k],
-                                                           TABLE ? stage.tableRows[k] : 0, delta, r2, pairEnergy, dEdrOverR);
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableClass, other,
+                                                           stage.partnerLennardJones(k), stage.partnerClass(k), delta, r2, pairEnergy, dEdrOverR);
             bool small = false;  // each side tests; the lower one counts, as it adds the energy
             leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, lane < k);
             addVector(atom.fx, atom.fy, atom.fz, force);
@@ -191,8 +233,8 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2) {
             Real pairEnergy, dEdrOverR;
-            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other, stage.lennardJones[j],
-                                                           TABLE ? stage.tableRows[j] : 0, delta, r2, pairEnergy, dEdrOverR);
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableClass, other,
+                                                           stage.partnerLennardJones(j), stage.partnerClass(j), delta, r2, pairEnergy, dEdrOverR);
             bool small = smallPairForce<COULOMB>(d, force, dEdrOverR);
             leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, true);
             addPairForce(atom.fx, atom.fy, atom.fz, stage.partnerXY[j], stage.partnerZ[j], force, small, d.sums, stage.posqIndices[j & 31],
@@ -220,14 +262,15 @@ __device__ void accumulateTile(const NarumiNonbondedData& d, int otherSlot, bool
     auto position = otherSlot >= 0 ? slotPosition(d, otherSlot, Real()) : missingAtom<Real>();
     int posqIndex = otherSlot >= 0 ? d.slotPosqIndex[otherSlot] : -1;
     __syncwarp();
-    auto lennardJones = otherSlot >= 0 ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
     stage.posqIndices[lane] = posqIndex;
-    int tableRow = (TABLE && otherSlot >= 0) ? slotTableRow(d, otherSlot) : 0;
+    auto lennardJones = (!TABLE && otherSlot >= 0) ? slotLennardJones(d, otherSlot, Real()) : typename NarumiVectors<Real>::V2{Real(0), Real(0)};
+    int tableClass = (TABLE && otherSlot >= 0) ? slotTableClass(d, otherSlot) : 0;
     for (int half = 0; half < 64; half += 32) {
         stage.positions[lane + half] = position;
-        stage.lennardJones[lane + half] = lennardJones;
         if constexpr (TABLE)
-            stage.tableRows[lane + half] = tableRow;
+            stage.tableClasses[lane + half] = tableClass;
+        else
+            stage.lennardJones[lane + half] = lennardJones;
         for (int c = 0; c < 3; c++)
             stage.partnerSum(c, lane + half) = Accumulator::partnerZero();
     }
@@ -349,8 +392,9 @@ constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
  * (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
-__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
+__device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d) {
     __shared__ TileStage<Accumulator, TABLE> stages[WARPS_PER_BLOCK];
+    copyTableToSharedMemory<TABLE, typename Accumulator::Real>(d);
     int warpInBlock = threadIdx.x / 32, lane = threadIdx.x % 32;
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
@@ -397,14 +441,38 @@ __global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
     narumiReportTileErrors(d, errors);
 }
 
+/** The pair kernel with the atoms' own Lennard-Jones parameters. */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__global__ void NARUMI_TILE_LAUNCH_BOUNDS computeTiles(NarumiNonbondedData d) {
+    computeTilesOfShare<Accumulator, computeEnergy, COULOMB, SWITCH, false>(d);
+}
+
+/**
+ * The pair kernel with a type table, held to 64 registers (8 thread blocks per multiprocessor, as many warps as the
+ * per-particle copies have): left to nvcc it takes 72, and 7 blocks ran it slower than the per-particle kernel.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH>
+__global__ void __launch_bounds__(THREADS, 8) computeTilesWithTypeTable(NarumiNonbondedData d) {
+    computeTilesOfShare<Accumulator, computeEnergy, COULOMB, SWITCH, true>(d);
+}
+
+/** The pair kernel of the Lennard-Jones source TABLE. */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+constexpr auto tileKernel() {
+    if constexpr (TABLE)
+        return computeTilesWithTypeTable<Accumulator, computeEnergy, COULOMB, SWITCH>;
+    else
+        return computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>;
+}
+
 template <class Accumulator, bool computeEnergy, int COULOMB, bool TABLE>
 void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
+    constexpr auto switched = tileKernel<Accumulator, computeEnergy, COULOMB, 1, TABLE>();
+    constexpr auto unswitched = tileKernel<Accumulator, computeEnergy, COULOMB, 0, TABLE>();
     if (d.pair.useSwitch)
-        computeTiles<Accumulator, computeEnergy, COULOMB, 1, TABLE>
-            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 1, TABLE>, THREADS>(), THREADS, 0, stream>>>(d);
+        switched<<<fullWaveBlocks<switched, THREADS>(), THREADS, 0, stream>>>(d);
     else
-        computeTiles<Accumulator, computeEnergy, COULOMB, 0, TABLE>
-            <<<fullWaveBlocks<computeTiles<Accumulator, computeEnergy, COULOMB, 0, TABLE>, THREADS>(), THREADS, 0, stream>>>(d);
+        unswitched<<<fullWaveBlocks<unswitched, THREADS>(), THREADS, 0, stream>>>(d);
 }
 
 /** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */

@@ -58,8 +58,8 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
             auto ljA = slotLennardJones(d, slotA, Real()), ljB = slotLennardJones(d, slotB, Real());
             Real kq = narumiMul(positionA.w, positionB.w);
             Real dEdrOverR;
-            Real pairEnergy = d.numTableTypes > 0 ?
-                narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<true>(d, ljA, slotTableRow(d, slotA), ljB, slotTableRow(d, slotB)),
+            Real pairEnergy = d.numTableClasses > 0 ?
+                narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<true>(d, ljA, slotTableClass(d, slotA), ljB, slotTableClass(d, slotB)),
                                  dEdrOverR) :
                 narumiPairEnergy(constants, r2, kq, narumiPairLennardJones<false>(d, ljA, 0, ljB, 0), dEdrOverR);
             if (narumiHugePair(dEdrOverR, r2))

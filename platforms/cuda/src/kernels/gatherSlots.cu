@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
             float4 parameters = d.atomParameters[atom];
             charge = parameters.x;
             d.slotLennardJones[slot] = make_float2(parameters.y, parameters.z);
-            if (d.numTableTypes > 0)
-                d.slotTableType[slot] = d.atomTableType[atom];
+            if (d.numTableClasses > 0)
+                d.slotTableClass[slot] = d.atomTableClass[atom];
             d.slotOfAtom[atom] = slot;
         }
         d.slotPositions[slot] = make_float4(r.x, r.y, r.z, charge);
@@ -112,8 +112,8 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
     else if (slot < d.numSlots && !betweenSorts) {
         d.slotPositions[slot] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         d.slotLennardJones[slot] = make_float2(0.0f, 0.0f);
-        if (d.numTableTypes > 0)
-            d.slotTableType[slot] = d.numTableTypes - 1;  // no entry
+        if (d.numTableClasses > 0)
+            d.slotTableClass[slot] = 0;  // any class: the pair kernels put padding slots at NaN
         if (d.slotPositionsDouble != nullptr) {
             d.slotPositionsDouble[slot] = NarumiDouble4{0.0, 0.0, 0.0, 0.0};
             d.slotLennardJonesDouble[slot] = make_double2(0.0, 0.0);
