@@ -11,6 +11,7 @@
 #include "NarumiDiagnosticsSetting.h"
 #include "NarumiGromacsConventionsTests.h"
 #include <cstdint>
+#include <functional>
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarumiGromacsConventionsTest);
 
@@ -60,67 +61,76 @@ TEST(CudaNarumiGromacsConventions, EachConventionAndAllTogetherMatchTheOracle) {
         }
 }
 
-TEST(CudaNarumiGromacsConventions, TypesGivenByAnUpdateAreComputed) {
-    SKIP_WITHOUT_CUDA();
-    // No particle is typed when the Context is made (no table on the GPU); the update types them all.
+/** The solvated molecule with its type table and a force of the conventions, for the update tests. */
+struct UpdateCase {
     TestSystem solvated = solvatedMoleculeInCube();
     TypeTable table = solvatedMoleculeTypes(solvated);
     NonbondedSettings settings = periodicReactionField(1.0, INFINITE);
+    Conventions conventions;
+    Narumi* force;
+
+    explicit UpdateCase(const Conventions& used) : conventions(used), force(makeConventionsForce(solvated, settings, table, used)) {}
+
+    /**
+     * A mixed-precision CUDA Context of the force's System, then change (of the force, and of solvated and table where
+     * the oracle reads them) copied in by updateParametersInContext: the energy must move, agree with the oracle, and
+     * be what a new Context gives.
+     */
+    void expectUpdateLikeANewContext(const function<void()>& change) {
+        auto system = makeSystem(solvated, {force});
+        VerletIntegrator integrator(0.001);
+        Context context(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "mixed"}});
+        context.setPositions(solvated.positions);
+        double before = energyAndForces(context).energy;
+        change();
+        force->updateParametersInContext(context);
+        EnergyAndForces updated = energyAndForces(context);
+        EXPECT_GT(fabs(updated.energy - before), 1.0) << "the update changed nothing";
+        EXPECT_TRUE(agree(updated, evaluate(*conventionsOracle(solvated, settings, table, conventions), solvated.positions, "Reference"), 1e-5));
+        EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
+    }
+};
+
+TEST(CudaNarumiGromacsConventions, TypesGivenByAnUpdateAreComputed) {
+    SKIP_WITHOUT_CUDA();
+    // No particle is typed when the Context is made (no table on the GPU); the update types them all.
     Conventions all;
     all.types = all.potentialShift = all.gromacsReactionField = true;
     all.coulombDielectric = 15;
-    Narumi* force = makeConventionsForce(solvated, settings, table, all);
-    vector<int> types(solvated.size());
-    for (int i = 0; i < solvated.size(); i++) {
-        types[i] = force->getParticleLennardJonesType(i);
-        force->setParticleLennardJonesType(i, -1);
+    UpdateCase update(all);
+    vector<int> types(update.solvated.size());
+    for (int i = 0; i < update.solvated.size(); i++) {
+        types[i] = update.force->getParticleLennardJonesType(i);
+        update.force->setParticleLennardJonesType(i, -1);
     }
-    auto system = makeSystem(solvated, {force});
-    VerletIntegrator integrator(0.001);
-    Context context(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "mixed"}});
-    context.setPositions(solvated.positions);
-    double untyped = energyAndForces(context).energy;
-    for (int i = 0; i < solvated.size(); i++)
-        force->setParticleLennardJonesType(i, types[i]);
-    force->updateParametersInContext(context);
-    EnergyAndForces updated = energyAndForces(context);
-    EXPECT_GT(fabs(updated.energy - untyped), 1.0) << "the update changed nothing";
-    EXPECT_TRUE(agree(updated, evaluate(*conventionsOracle(solvated, settings, table, all), solvated.positions, "Reference"), 1e-5));
-    EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
+    update.expectUpdateLikeANewContext([&]() {
+        for (int i = 0; i < update.solvated.size(); i++)
+            update.force->setParticleLennardJonesType(i, types[i]);
+    });
 }
 
 TEST(CudaNarumiGromacsConventions, ParametersChangedByAnUpdateRemakeTheTypeTable) {
     SKIP_WITHOUT_CUDA();
     // The GPU's table is per class (type, sigma, epsilon): new sigmas and epsilons of typed and untyped particles make
     // new classes, which the update must bring in as a new Context would.
-    TestSystem solvated = solvatedMoleculeInCube();
-    TypeTable table = solvatedMoleculeTypes(solvated);
-    NonbondedSettings settings = periodicReactionField(1.0, INFINITE);
-    Conventions all;
-    all.types = all.potentialShift = true;
-    Narumi* force = makeConventionsForce(solvated, settings, table, all);
-    auto system = makeSystem(solvated, {force});
-    VerletIntegrator integrator(0.001);
-    Context context(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "mixed"}});
-    context.setPositions(solvated.positions);
-    double before = energyAndForces(context).energy;
-    // Water oxygens only: their exceptions are exclusions, which new sigmas and epsilons leave as they are (as in the
-    // Narumi force), where the oracle would remake the solute's 1-4 pairs from them.
-    for (int i = 0, waters = 0; i < solvated.size(); i++) {
-        if (solvated.sigmas[i] != 0.315061 || waters++ % 3 != 0)
-            continue;
-        double charge, sigma, epsilon;
-        force->getParticleParameters(i, charge, sigma, epsilon);
-        force->setParticleParameters(i, charge, sigma * 1.03, epsilon * 1.5);
-        solvated.sigmas[i] = sigma * 1.03;
-        solvated.epsilons[i] = epsilon * 1.5;
-        table.typeOfParticle[i] = force->getParticleLennardJonesType(i);  // the oracle types by (sigma, epsilon) otherwise
-    }
-    force->updateParametersInContext(context);
-    EnergyAndForces updated = energyAndForces(context);
-    EXPECT_GT(fabs(updated.energy - before), 1.0) << "the update changed nothing";
-    EXPECT_TRUE(agree(updated, evaluate(*conventionsOracle(solvated, settings, table, all), solvated.positions, "Reference"), 1e-5));
-    EXPECT_TRUE(agree(updated, evaluateOnCuda(*system, solvated.positions, "mixed"), 1e-12)) << "the update differs from a new Context";
+    Conventions typesAndShift;
+    typesAndShift.types = typesAndShift.potentialShift = true;
+    UpdateCase update(typesAndShift);
+    TestSystem& solvated = update.solvated;
+    update.expectUpdateLikeANewContext([&]() {
+        // Water oxygens only: their exceptions are exclusions, which new sigmas and epsilons leave as they are (as in
+        // the Narumi force), where the oracle would remake the solute's 1-4 pairs from them.
+        for (int i = 0, waters = 0; i < solvated.size(); i++) {
+            if (solvated.sigmas[i] != 0.315061 || waters++ % 3 != 0)
+                continue;
+            double charge, sigma, epsilon;
+            update.force->getParticleParameters(i, charge, sigma, epsilon);
+            update.force->setParticleParameters(i, charge, sigma * 1.03, epsilon * 1.5);
+            solvated.sigmas[i] = sigma * 1.03;
+            solvated.epsilons[i] = epsilon * 1.5;
+            update.table.typeOfParticle[i] = update.force->getParticleLennardJonesType(i);  // else the oracle types by (sigma, epsilon)
+        }
+    });
 }
 
 TEST(CudaNarumiGromacsConventions, TooManyLennardJonesClassesAreRefusedWithTheirCount) {
