@@ -200,6 +200,12 @@ struct NarumiNonbondedData {
     float smallForceOverR;      // |dE/dr / r| below this: every component of a pair force inside the cutoff is below
                                 // NARUMI_LARGE_TERM (0: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
+    // sort-curve=cubes (NARUMI_DIAGNOSTICS), periodic boxes: the curve of cubes of NarumiSortCurve.cuh.
+    int sortAlongCubes;
+    int3 sortCubes;                 // cubes along x, y, z
+    int sortCubeBits;               // 2^sortCubeBits cells along a cube's edge
+    float3 sortCubeCellsPerNm;      // the grid's cells per nm along x, y, z
+    const unsigned char* sortCubeTurns;   // one per cube, in the order of the path
     int exceptionsUsePeriodic;
     // This device's share of the pairs (the whole on one GPU): those whose lower block lies in [shareBlockBegin,
     // shareBlockEnd), tiles and exceptions alike.

@@ -3,6 +3,7 @@
 #include "NarumiCommon/CudaError.h"
 #include "NarumiCommon/CudaKernelImage.h"
 #include "NarumiDeviceQuery.h"
+#include "NarumiSortCurve.cuh"
 #include "internal/NarumiLennardJonesPairs.h"
 #include "internal/NarumiNonbondedForceImpl.h"
 #include "openmm/OpenMMException.h"
@@ -560,6 +561,40 @@ void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     box.vecY = roundedToFloat(box.vecYDouble);
     box.vecZ = roundedToFloat(box.vecZDouble);
     box.triclinic = (boxVectors[1][0] != 0 || boxVectors[2][0] != 0 || boxVectors[2][1] != 0);
+    if (box.periodic && diagnostics.sortAlongCubes.value_or(false))
+        setSortCubes(boxVectors);
+}
+
+void CudaCalcNarumiNonbondedForceKernel::setSortCubes(const Vec3* boxVectors) {
+    // Cubes of about the brick's shortest edge, at most 4,096 of them (the path's place takes 12 of the key's 30 bits,
+    // leaving 2^6 cells along a cube's edge), each with as many cells along its edges as the key's bits leave.
+    const double edges[3] = {boxVectors[0][0], boxVectors[1][1], boxVectors[2][2]};
+    double cubeEdge = min(edges[0], min(edges[1], edges[2]));
+    NarumiCubeGrid grid;
+    while (true) {
+        for (int j = 0; j < 3; j++)
+            grid.cubes[j] = max(1, (int) lround(edges[j] / cubeEdge));
+        if (grid.numCubes() <= 4096)
+            break;
+        cubeEdge *= 1.25;
+    }
+    int orderBits = 0;
+    while ((1 << orderBits) < grid.numCubes())
+        orderBits++;
+    grid.cubeBits = min(10, (30 - orderBits) / 3);
+    data.sortCubeCellsPerNm = make_float3((float) ((grid.cubes[0] << grid.cubeBits) / edges[0]), (float) ((grid.cubes[1] << grid.cubeBits) / edges[1]),
+                                          (float) ((grid.cubes[2] << grid.cubeBits) / edges[2]));
+    if (data.sortAlongCubes && grid.cubes[0] == data.sortCubes.x && grid.cubes[1] == data.sortCubes.y && grid.cubes[2] == data.sortCubes.z &&
+        grid.cubeBits == data.sortCubeBits)
+        return;
+    vector<unsigned char> turns = narumiCubeTurns(grid);
+    if (!sortCubeTurns.isInitialized())
+        sortCubeTurns.initialize(cu, 4096, 1, "narumiSortCubeTurns");
+    sortCubeTurns.uploadSubArray(turns.data(), 0, turns.size());
+    data.sortCubeTurns = (const unsigned char*) sortCubeTurns.getDevicePointer();
+    data.sortCubes = make_int3(grid.cubes[0], grid.cubes[1], grid.cubes[2]);
+    data.sortCubeBits = grid.cubeBits;
+    data.sortAlongCubes = 1;
 }
 
 void CudaCalcNarumiNonbondedForceKernel::checkStatus(bool wait) {

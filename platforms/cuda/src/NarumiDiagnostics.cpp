@@ -90,6 +90,16 @@ const Setting SETTINGS[] = {
      [](const NarumiDiagnostics& d) -> std::optional<std::string> {
          return d.deviceClass ? std::optional<std::string>(deviceClassName(*d.deviceClass)) : std::nullopt;
      }},
+    {"sort-curve", "edges|cubes", false,
+     [](NarumiDiagnostics& d, const std::string& v) {
+         if (v != "edges" && v != "cubes")
+             return false;
+         d.sortAlongCubes = (v == "cubes");
+         return true;
+     },
+     [](const NarumiDiagnostics& d) -> std::optional<std::string> {
+         return d.sortAlongCubes ? std::optional<std::string>(*d.sortAlongCubes ? "cubes" : "edges") : std::nullopt;
+     }},
     {"accumulation", "TakahashiIitaka|Nitadori|ModifiedNitadori", false,
      [](NarumiDiagnostics& d, const std::string& v) {
          for (const auto& [name, method] : STUDY_ACCUMULATIONS)

@@ -613,6 +613,28 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 }
 
 /**
+ * The sort along the curve of cubes (sort-curve=cubes) puts atoms into other slots than the default curve, and the
+ * exact sums must not care: the same bits on a flat 8 x 6 x 2.5 nm water box (12 cubes) and a solvated molecule in a
+ * cube, both with the stage report saying how many tiles each list held.
+ */
+TEST(CudaNarumiNonbondedForce, SortCurveOfCubesGivesTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    const Box flat = {Vec3(8.0, 0, 0), Vec3(0, 6.0, 0), Vec3(0, 0, 2.5)};
+    TestSystem water = waterBox(flat, 97);
+    TestSystem molecule = solvatedMolecule(cubicBox(4.0), Vec3(2.0, 2.0, 2.0), 10);
+    for (const TestSystem* ts : {&water, &molecule}) {
+        auto system = periodicSystemWith(*ts, Narumi::Narumi);
+        ProfiledAndSwitchedContexts contexts(*system, "sort-curve=cubes", "sort-curve=edges");
+        contexts.profiled->setPositions(ts->positions);
+        contexts.switched->setPositions(ts->positions);
+        EnergyAndForces alongEdges = energyAndForces(*contexts.profiled), alongCubes = energyAndForces(*contexts.switched);
+        EXPECT_EQ(alongEdges.energy, alongCubes.energy) << ts->size() << " atoms";
+        EXPECT_EQ(differingComponents(alongEdges, alongCubes), 0) << ts->size() << " atoms";
+        EXPECT_GT(contexts.profiledCounter("tiles"), 0.0);
+    }
+}
+
+/**
  * Narumi's sums held in doubles (sums-in-double=on, the default where doubles add at half the float rate) round
  * every term onto the grid of the float + int32 pair and add exactly, so both must give the same bits: energy and
  * forces, on a solvated molecule (its excluded bonded pairs take the large-term path; Lennard-Jones switched) and on a

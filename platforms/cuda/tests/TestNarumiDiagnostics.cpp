@@ -30,7 +30,7 @@ string refusal(const string& settings) {
 }
 
 const std::vector<string> EVERY_SETTING = {"profile-stages", "list-skin", "tile-chunks", "search-warps", "sums-in-double",
-                                           "exclusion-stream", "device-class", "accumulation"};
+                                           "exclusion-stream", "device-class", "sort-curve", "accumulation"};
 
 } // namespace
 
@@ -51,7 +51,7 @@ TEST(NarumiDiagnostics, UnsetOrEmptyIsTheProductionPath) {
 TEST(NarumiDiagnostics, EverySettingIsRead) {
     NarumiDiagnostics d = NarumiDiagnostics::parse("profile-stages,list-skin=0.14,tile-chunks=off,search-warps=8,"
                                                    "sums-in-double=on,exclusion-stream=off,device-class=float-rate,"
-                                                   "accumulation=Nitadori");
+                                                   "sort-curve=cubes,accumulation=Nitadori");
     EXPECT_EQ(d.profileStages, true);
     EXPECT_EQ(d.listSkin, 0.14);
     EXPECT_EQ(d.tileChunks, false);
@@ -59,10 +59,11 @@ TEST(NarumiDiagnostics, EverySettingIsRead) {
     EXPECT_EQ(d.sumsInDouble, true);
     EXPECT_EQ(d.exclusionStream, false);
     EXPECT_EQ(d.deviceClass, NarumiDeviceClass::FloatRate);
+    EXPECT_EQ(d.sortAlongCubes, true);
     EXPECT_EQ(d.accumulation, NarumiAccumulation::Nitadori);
     EXPECT_TRUE(d.any());
     EXPECT_EQ(d.describe(), "profile-stages=on,list-skin=0.14,tile-chunks=off,search-warps=8,sums-in-double=on,"
-                            "exclusion-stream=off,device-class=float-rate,accumulation=Nitadori");
+                            "exclusion-stream=off,device-class=float-rate,sort-curve=cubes,accumulation=Nitadori");
 }
 
 TEST(NarumiDiagnostics, EachValueOfEachSetting) {
@@ -75,6 +76,7 @@ TEST(NarumiDiagnostics, EachValueOfEachSetting) {
     EXPECT_EQ(NarumiDiagnostics::parse("list-skin=1").listSkin, 1.0);
     EXPECT_EQ(NarumiDiagnostics::parse("search-warps=4").searchWarps, 4);
     EXPECT_EQ(NarumiDiagnostics::parse("device-class=double-rate").deviceClass, NarumiDeviceClass::DoubleRate);
+    EXPECT_EQ(NarumiDiagnostics::parse("sort-curve=edges").sortAlongCubes, false);
     EXPECT_EQ(NarumiDiagnostics::parse("accumulation=TakahashiIitaka").accumulation, NarumiAccumulation::TakahashiIitaka);
     EXPECT_EQ(NarumiDiagnostics::parse("accumulation=ModifiedNitadori").accumulation, NarumiAccumulation::ModifiedNitadori);
     // A setting given at its default value is still a diagnostic given: the Context says so.
@@ -119,6 +121,7 @@ TEST(NarumiDiagnostics, BadSettingsAreClearErrors) {
         {"search-warps=6", "search-warps takes 4|8, not '6'"},
         {"search-warps=four", "not 'four'"},
         {"device-class=GeForce", "device-class takes double-rate|float-rate, not 'GeForce'"},
+        {"sort-curve=hilbert", "sort-curve takes edges|cubes, not 'hilbert'"},
         {"accumulation=Narumi", "accumulation takes TakahashiIitaka|Nitadori|ModifiedNitadori, not 'Narumi'"},
         {"accumulation=nitadori", "not 'nitadori'"},
         {"accumulation", "accumulation needs a value"},

@@ -1,61 +1,26 @@
 /**
- * Sorting the atoms along a Hilbert curve, only every few evaluations (and after OpenMM reorders atoms):
- * computeSortKeys gives every atom the Hilbert key of its cell (periodic: its position in the wrapped brick), and CUB's
+ * Sorting the atoms along a Hilbert curve (NarumiSortCurve.cuh), only every few evaluations (and after OpenMM reorders
+ * atoms): computeSortKeys gives every atom the key of its cell (periodic: its position in the wrapped brick), and CUB's
  * radix sort orders the atoms into slots (slotPosqIndex); 32 consecutive slots are a block.
  */
 
 #include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedStages.h"
 #include "NarumiPositions.cuh"
+#include "NarumiSortCurve.cuh"
 #include <cub/device/device_radix_sort.cuh>
 
 namespace OpenMMNarumi {
 
 namespace {
 
-/** Spread the low 10 bits of v so that two zero bits follow each one. */
-__device__ inline unsigned int spreadBits(unsigned int v) {
-    v &= 0x3ff;
-    v = (v | (v << 16)) & 0x030000ff;
-    v = (v | (v << 8)) & 0x0300f00f;
-    v = (v | (v << 4)) & 0x030c30c3;
-    v = (v | (v << 2)) & 0x09249249;
-    return v;
-}
-
 __device__ inline unsigned int cellCoordinate(float fraction) {
     return (unsigned int) min(1023, max(0, (int) (fraction * 1024.0f)));
 }
 
-/**
- * Position of cell (x, y, z) of a 1024^3 grid along a 3-d Hilbert curve (Skilling's transpose algorithm, AIP Conf.
- * Proc. 707, 381 (2004)).  Unlike the Morton curve it never jumps, so 32 consecutive atoms make compact blocks:
- * on the DHFR box their bounding boxes are 2.5x smaller and the blocks within the cutoff of a block 1.4x fewer.
- */
-__device__ inline unsigned int hilbertKey(unsigned int x, unsigned int y, unsigned int z) {
-    unsigned int axes[3] = {x, y, z};
-    for (unsigned int q = 1u << 9; q > 1; q >>= 1) {
-        unsigned int p = q - 1;
-        for (int i = 0; i < 3; i++) {
-            if (axes[i] & q) {
-                axes[0] ^= p;
-            }
-            else {
-                unsigned int t = (axes[0] ^ axes[i]) & p;
-                axes[0] ^= t;
-                axes[i] ^= t;
-            }
-        }
-    }
-    axes[1] ^= axes[0];
-    axes[2] ^= axes[1];
-    unsigned int flip = 0;
-    for (unsigned int q = 1u << 9; q > 1; q >>= 1)
-        if (axes[2] & q)
-            flip ^= q - 1;
-    for (int i = 0; i < 3; i++)
-        axes[i] ^= flip;
-    return (spreadBits(axes[0]) << 2) | (spreadBits(axes[1]) << 1) | spreadBits(axes[2]);
+/** Cell g of the curve of cubes' grid (cellsPerNm along the axis, cells of them), clamped into the grid. */
+__device__ inline unsigned int cubeGridCell(float coordinate, float cellsPerNm, int cells) {
+    return (unsigned int) min(cells - 1, max(0, (int) (coordinate * cellsPerNm)));
 }
 
 template <class PosT>
@@ -71,6 +36,15 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
             // box, so its coordinates over the brick's edges lie in [0, 1) and cells of it are compact.  (Fractional
             // coordinates along the box vectors do not: in a dodecahedron a quarter of the atoms fell outside [0, 1)
             // on two axes, were clamped onto a face of the curve's cube, and blocks became sticks across the box.)
+            if (d.sortAlongCubes) {
+                const NarumiCubeGrid grid{{d.sortCubes.x, d.sortCubes.y, d.sortCubes.z}, d.sortCubeBits};
+                const unsigned int cell[3] = {cubeGridCell((float) r.x, d.sortCubeCellsPerNm.x, d.sortCubes.x << d.sortCubeBits),
+                                              cubeGridCell((float) r.y, d.sortCubeCellsPerNm.y, d.sortCubes.y << d.sortCubeBits),
+                                              cubeGridCell((float) r.z, d.sortCubeCellsPerNm.z, d.sortCubes.z << d.sortCubeBits)};
+                d.sortKeys[atom] = cubeCurveKey(cell, grid, d.sortCubeTurns);
+                d.sortValues[atom] = atom;
+                continue;
+            }
             cx = cellCoordinate((float) r.x * d.box.invSize.x);
             cy = cellCoordinate((float) r.y * d.box.invSize.y);
             cz = cellCoordinate((float) r.z * d.box.invSize.z);
