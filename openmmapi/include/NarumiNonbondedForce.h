@@ -186,7 +186,8 @@ public:
      * Give a particle a Lennard-Jones type (an integer >= 0), or -1 for none (the default).  Two typed particles whose
      * type pair has an entry (addLennardJonesTypePair) interact with that entry's C6 and C12; every other pair uses
      * the combination rule of the particles' own sigma and epsilon (NBFIX semantics).  Exceptions keep their own
-     * parameters.  updateParametersInContext copies types.
+     * parameters.  updateParametersInContext copies types.  The CUDA platform takes at most 2,048 distinct
+     * (type, sigma, epsilon) combinations among the particles once any type has an entry.
      */
     void setParticleLennardJonesType(int particle, int type);
     /** A particle's Lennard-Jones type, -1 if it has none. */
