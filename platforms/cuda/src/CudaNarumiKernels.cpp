@@ -429,25 +429,25 @@ void CudaCalcNarumiNonbondedForceKernel::uploadTypeTable(const NarumiNonbondedFo
     NarumiLennardJonesPairs pairs(force);
     // With type tables the kernels read every pair's C6 and C12 from a (class, class) table: one load per pair, no
     // per-particle parameters in the pair loop.
-    int rows = pairs.usesTable() ? pairs.getNumClasses() : 0;
-    if (rows > MAX_LENNARD_JONES_CLASSES)
-        throw OpenMMException("NarumiNonbondedForce: the particles fall into " + to_string(rows) + " classes of Lennard-Jones parameters "
+    int classes = pairs.usesTable() ? pairs.getNumClasses() : 0;
+    if (classes > MAX_LENNARD_JONES_CLASSES)
+        throw OpenMMException("NarumiNonbondedForce: the particles fall into " + to_string(classes) + " classes of Lennard-Jones parameters "
                               "(type, sigma, epsilon); the CUDA platform's type table takes at most " +
                               to_string(MAX_LENNARD_JONES_CLASSES) + ". Give particles of one type the same sigma and epsilon.");
-    data.numTableClasses = rows;
-    if (rows == 0)
+    data.numTableClasses = classes;
+    if (classes == 0)
         return;
-    vector<double2> tableDouble((size_t) rows * rows);
-    for (int a = 0; a < rows; a++)
-        for (int b = 0; b < rows; b++)
-            pairs.pairParameters(pairs.classMember(a), pairs.classMember(b), tableDouble[(size_t) a * rows + b].x,
-                                 tableDouble[(size_t) a * rows + b].y);
+    vector<double2> tableDouble((size_t) classes * classes);
+    for (int a = 0; a < classes; a++)
+        for (int b = 0; b < classes; b++)
+            pairs.pairParameters(pairs.classMember(a), pairs.classMember(b), tableDouble[(size_t) a * classes + b].x,
+                                 tableDouble[(size_t) a * classes + b].y);
     vector<float2> table(tableDouble.size());
     for (size_t k = 0; k < table.size(); k++)
         table[k] = float2{(float) tableDouble[k].x, (float) tableDouble[k].y};
-    vector<int> rowOfAtom(max(1, data.numAtoms), 0);
+    vector<int> classOfAtom(max(1, data.numAtoms), 0);
     for (int i = 0; i < data.numAtoms; i++)
-        rowOfAtom[i] = pairs.classOf(i);
+        classOfAtom[i] = pairs.classOf(i);
     // Types may first be given by updateParametersInContext: the arrays are made (or resized) here.
     auto sized = [&](CudaArray& array, size_t size, size_t elementSize, const char* name) {
         if (!array.isInitialized())
@@ -455,10 +455,10 @@ void CudaCalcNarumiNonbondedForceKernel::uploadTypeTable(const NarumiNonbondedFo
         else if (array.getSize() != size)
             array.resize(size);
     };
-    sized(atomTableClass, rowOfAtom.size(), sizeof(int), "narumiAtomTableClass");
+    sized(atomTableClass, classOfAtom.size(), sizeof(int), "narumiAtomTableClass");
     sized(slotTableClass, data.numSlots, sizeof(int), "narumiSlotTableClass");
     sized(lennardJonesTable, table.size(), sizeof(float2), "narumiLennardJonesTable");
-    atomTableClass.upload(rowOfAtom);
+    atomTableClass.upload(classOfAtom);
     lennardJonesTable.upload(table);
     data.atomTableClass = (const int*) atomTableClass.getDevicePointer();
     data.slotTableClass = (int*) slotTableClass.getDevicePointer();

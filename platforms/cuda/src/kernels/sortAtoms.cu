@@ -14,13 +14,9 @@ namespace OpenMMNarumi {
 
 namespace {
 
-__device__ inline unsigned int cellCoordinate(float fraction) {
-    return (unsigned int) min(1023, max(0, (int) (fraction * 1024.0f)));
-}
-
-/** Cell g of the curve of cubes' grid (cellsPerNm along the axis, cells of them), clamped into the grid. */
-__device__ inline unsigned int cubeGridCell(float coordinate, float cellsPerNm, int cells) {
-    return (unsigned int) min(cells - 1, max(0, (int) (coordinate * cellsPerNm)));
+/** A coordinate's cell of a grid of `cells` along the axis, cellsPerUnit of them per unit of it, clamped into the grid. */
+__device__ inline unsigned int gridCell(float coordinate, float cellsPerUnit, int cells) {
+    return (unsigned int) min(cells - 1, max(0, (int) (coordinate * cellsPerUnit)));
 }
 
 template <class PosT>
@@ -30,32 +26,30 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
         d.status->rebuildList = 1;  // new slots: the list of the old ones is void
     for (int atom = blockIdx.x * blockDim.x + threadIdx.x; atom < d.numAtoms; atom += gridDim.x * blockDim.x) {
         auto r = wrapIntoBox(loadPosition(posq, atom), d.box);
-        unsigned int cx, cy, cz;
-        if (d.box.periodic) {
+        unsigned int key;
+        if (d.box.periodic && d.sortAlongCubes) {
+            const NarumiCubeGrid grid{{d.sortCubes.x, d.sortCubes.y, d.sortCubes.z}, d.sortCubeBits};
+            const unsigned int cell[3] = {gridCell((float) r.x, d.sortCubeCellsPerNm.x, d.sortCubes.x << d.sortCubeBits),
+                                          gridCell((float) r.y, d.sortCubeCellsPerNm.y, d.sortCubes.y << d.sortCubeBits),
+                                          gridCell((float) r.z, d.sortCubeCellsPerNm.z, d.sortCubes.z << d.sortCubeBits)};
+            key = cubeCurveKey(cell, grid, d.sortCubeTurns);
+        }
+        else if (d.box.periodic) {
             // wrapIntoBox puts every atom into the brick [0, a_x) x [0, b_y) x [0, c_z), a unit cell of any reduced
             // box, so its coordinates over the brick's edges lie in [0, 1) and cells of it are compact.  (Fractional
             // coordinates along the box vectors do not: in a dodecahedron a quarter of the atoms fell outside [0, 1)
             // on two axes, were clamped onto a face of the curve's cube, and blocks became sticks across the box.)
-            if (d.sortAlongCubes) {
-                const NarumiCubeGrid grid{{d.sortCubes.x, d.sortCubes.y, d.sortCubes.z}, d.sortCubeBits};
-                const unsigned int cell[3] = {cubeGridCell((float) r.x, d.sortCubeCellsPerNm.x, d.sortCubes.x << d.sortCubeBits),
-                                              cubeGridCell((float) r.y, d.sortCubeCellsPerNm.y, d.sortCubes.y << d.sortCubeBits),
-                                              cubeGridCell((float) r.z, d.sortCubeCellsPerNm.z, d.sortCubes.z << d.sortCubeBits)};
-                d.sortKeys[atom] = cubeCurveKey(cell, grid, d.sortCubeTurns);
-                d.sortValues[atom] = atom;
-                continue;
-            }
-            cx = cellCoordinate((float) r.x * d.box.invSize.x);
-            cy = cellCoordinate((float) r.y * d.box.invSize.y);
-            cz = cellCoordinate((float) r.z * d.box.invSize.z);
+            key = hilbertKey(gridCell((float) r.x * d.box.invSize.x, 1024.0f, 1024), gridCell((float) r.y * d.box.invSize.y, 1024.0f, 1024),
+                             gridCell((float) r.z * d.box.invSize.z, 1024.0f, 1024));
         }
         else {
             // 1024 cells per axis, repeating: far-apart atoms may share a key, which costs speed, never correctness.
-            cx = (unsigned int) (int) floorf((float) r.x / d.sortCellSize);
-            cy = (unsigned int) (int) floorf((float) r.y / d.sortCellSize);
-            cz = (unsigned int) (int) floorf((float) r.z / d.sortCellSize);
+            unsigned int cx = (unsigned int) (int) floorf((float) r.x / d.sortCellSize);
+            unsigned int cy = (unsigned int) (int) floorf((float) r.y / d.sortCellSize);
+            unsigned int cz = (unsigned int) (int) floorf((float) r.z / d.sortCellSize);
+            key = hilbertKey(cx & 1023, cy & 1023, cz & 1023);
         }
-        d.sortKeys[atom] = hilbertKey(cx & 1023, cy & 1023, cz & 1023);
+        d.sortKeys[atom] = key;
         d.sortValues[atom] = atom;
     }
 }
