@@ -5,8 +5,9 @@ tiles.
 
     python3 -m benchmarks.tile_efficiency [--data-dir DIR] [--water-atoms N] [--cutoff 1.0] [--sphere-groups 2 4 8]
 
-On the DHFR box (DIR/5dfr_solv-cube_equil.pdb), or a cubic TIP3P box of about N atoms built by Modeller as
-benchmarks/nonbonded_speed.py builds its water boxes (--water-atoms), it prints, per ordering: the mean bounding-box volume of a block,
+On the DHFR box (DIR/5dfr_solv-cube_equil.pdb), a cubic TIP3P box of about N atoms built by Modeller as
+benchmarks/nonbonded_speed.py builds its water boxes (--water-atoms), or the atoms of a .gro file (--gro, e.g. a
+Martini bilayer of DIR/martini), it prints, per ordering: the mean bounding-box volume of a block,
 the tiles per block when a tile is a pair of blocks whose boxes come within the cutoff (the test of the kernel,
 per-axis gaps at the centres' minimum image), the tiles per block when a tile is 32 atoms that can be within the
 cutoff of a block's box, the same for a half list (the block itself, then atoms of later blocks only, each pair once),
@@ -260,16 +261,23 @@ def main():
                         help="the list's buffer in nm (default 0 for --clusters, 0.1 for --partner-orders)")
     parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
     parser.add_argument("--water-atoms", type=int, default=None, help="model a cubic water box of about this many atoms")
+    parser.add_argument("--gro", default=None, help="model the atoms of this GROMACS .gro file (rectangular box)")
     args = parser.parse_args()
     import openmm.unit as unit
     from scipy.spatial import cKDTree
-    from benchmarks.nonbonded_speed import dhfr, water_box
-    found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
-    if found is None:
-        sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
-    system_name, topology, atom_positions = found
+    if args.gro is not None:
+        from openmm.app import GromacsGroFile
+        gro = GromacsGroFile(args.gro)
+        system_name, atom_positions, box_vectors = args.gro, gro.getPositions(), gro.getPeriodicBoxVectors()
+    else:
+        from benchmarks.nonbonded_speed import dhfr, water_box
+        found = water_box(args.water_atoms) if args.water_atoms is not None else dhfr(args.data_dir)
+        if found is None:
+            sys.exit(f"{os.path.join(args.data_dir, '5dfr_solv-cube_equil.pdb')} not found (--data-dir)")
+        system_name, topology, atom_positions = found
+        box_vectors = topology.getPeriodicBoxVectors()
     positions = np.array(atom_positions.value_in_unit(unit.nanometer))
-    box = np.array([topology.getPeriodicBoxVectors()[i][i].value_in_unit(unit.nanometer) for i in range(3)])
+    box = np.array([box_vectors[i][i].value_in_unit(unit.nanometer) for i in range(3)])
     positions -= np.floor(positions / box) * box
     pairs_inside = len(cKDTree(positions, boxsize=box).query_pairs(args.cutoff))
     cells = np.clip((positions / box * 1024).astype(np.int64), 0, 1023)

@@ -120,7 +120,7 @@ private:
     void uploadTypeTable(const NarumiNonbondedForce& force);
     void uploadParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     void setBox(const OpenMM::Vec3* boxVectors);
-    /** With sort-curve=cubes: the curve of cubes' grid for the box's brick, its turns uploaded when the grid changes. */
+    /** The curve of cubes' grid for the box's brick (periodic boxes), its turns uploaded when the grid changes. */
     void setSortCubes(const OpenMM::Vec3* boxVectors);
     /** (Re)size a list of entriesPerItem ints per item, perBlock items per block (capped); returns the items kept. */
     int allocatePerBlockList(OpenMM::CudaArray& list, int perBlock, int entriesPerItem, const char* name);
@@ -153,7 +153,7 @@ private:
     OpenMM::CudaArray sortKeys, sortedKeys, sortValues, slotPosqIndex, slotOfAtom, slotPositions, builtPositions, slotLennardJones;
     OpenMM::CudaArray blockCenters, blockHalfExtents, superblockCenters, superblockHalfExtents, tileCounts, tileOffsets, overflowBlocks, tileAtoms, cubStorage;
     OpenMM::CudaArray candidateBlocks, candidateCounts, candidatesReady;
-    OpenMM::CudaArray sortCubeTurns;   // sort-curve=cubes only
+    OpenMM::CudaArray sortCubeTurns;   // periodic boxes
     OpenMM::CudaArray forceFloat, forceDouble, energyFixed, energyFloat, energyDouble, status;
     /**
      * Status copies in flight, one slot per evaluation: the host reads the newest evaluation the GPU has finished

@@ -37,8 +37,8 @@ struct NarumiDiagnostics {
     std::optional<bool> exclusionStream;
     /** device-class=double-rate|float-rate: the settings chosen for that class of GPU of this one's size. */
     std::optional<NarumiDeviceClass> deviceClass;
-    /** sort-curve=edges|cubes: periodic boxes sorted along the Hilbert curve over fractions of each edge (the default)
-     *  or along the curve of cubes (NarumiSortCurve.cuh); true for cubes. */
+    /** sort-curve=edges|cubes: periodic boxes sorted along the curve of cubes (NarumiSortCurve.cuh, the default) or
+     * along the Hilbert curve over fractions of each edge, the default of 0.3.0 and before; true for cubes. */
     std::optional<bool> sortAlongCubes;
     /** accumulation=TakahashiIitaka|Nitadori|ModifiedNitadori: the paper's methods C-E instead of the force's method. */
     std::optional<NarumiAccumulation> accumulation;

@@ -200,7 +200,7 @@ struct NarumiNonbondedData {
     float smallForceOverR;      // |dE/dr / r| below this: every component of a pair force inside the cutoff is below
                                 // NARUMI_LARGE_TERM (0: NoCutoff)
     float sortCellSize;         // non-periodic systems: edge of the sort grid's cells in nm
-    // sort-curve=cubes (NARUMI_DIAGNOSTICS), periodic boxes: the curve of cubes of NarumiSortCurve.cuh.
+    // Periodic boxes: the curve of cubes of NarumiSortCurve.cuh (0: the curve over each edge's fractions, sort-curve=edges).
     int sortAlongCubes;
     int3 sortCubes;                 // cubes along x, y, z
     int sortCubeBits;               // 2^sortCubeBits cells along a cube's edge

@@ -561,7 +561,7 @@ void CudaCalcNarumiNonbondedForceKernel::setBox(const Vec3* boxVectors) {
     box.vecY = roundedToFloat(box.vecYDouble);
     box.vecZ = roundedToFloat(box.vecZDouble);
     box.triclinic = (boxVectors[1][0] != 0 || boxVectors[2][0] != 0 || boxVectors[2][1] != 0);
-    if (box.periodic && diagnostics.sortAlongCubes.value_or(false))
+    if (box.periodic && diagnostics.sortAlongCubes.value_or(true))
         setSortCubes(boxVectors);
 }
 

@@ -29,6 +29,43 @@ namespace {
 
 
 /**
+ * The type table of float pairs with at most SHARED_TABLE_CLASSES classes (8 KB), copied into shared memory by each
+ * thread block: a warp's 32 lookups of different entries then cost bank conflicts, not one cache line each.
+ */
+constexpr int SHARED_TABLE_CLASSES = 32;
+__shared__ float2 sharedLennardJonesTable[SHARED_TABLE_CLASSES * SHARED_TABLE_CLASSES];
+
+template <bool TABLE, class Real>
+__device__ inline bool tableInSharedMemory(const NarumiNonbondedData& d) {
+    return TABLE && std::is_same<Real, float>::value && d.numTableClasses <= SHARED_TABLE_CLASSES;
+}
+
+/** Before any warp of the block computes pairs (every thread of the block calls it). */
+template <bool TABLE, class Real>
+__device__ inline void copyTableToSharedMemory(const NarumiNonbondedData& d) {
+    if (!tableInSharedMemory<TABLE, Real>(d))
+        return;
+    for (int k = threadIdx.x; k < d.numTableClasses * d.numTableClasses; k += blockDim.x)
+        sharedLennardJonesTable[k] = d.lennardJonesTable[k];
+    __syncthreads();
+}
+
+/**
+ * Row tableClass of the type table, where the pair loop reads it: the shared copy (float, few classes) or the table in
+ * global memory.  Chosen once per atom, so that a pair costs one load through a generic pointer and no test (with the
+ * choice made per pair the compiler kept both loads, predicated, and nine more instructions per pair).
+ */
+template <bool TABLE, class Real>
+__device__ inline const typename NarumiVectors<Real>::V2* lennardJonesTableRow(const NarumiNonbondedData& d, int tableClass) {
+    if constexpr (!TABLE)
+        return nullptr;
+    else if constexpr (std::is_same<Real, float>::value)
+        return (tableInSharedMemory<TABLE, Real>(d) ? sharedLennardJonesTable : d.lennardJonesTable) + tableClass * d.numTableClasses;
+    else
+        return d.lennardJonesTableDouble + tableClass * d.numTableClasses;
+}
+
+/**
  * One thread's atom (slot i) and the sums of its force components and pair energies.  The pairs are computed in the
  * accumulator's Real: float, or double for Precision=double (NarumiAccumulatorDispatch.cuh).
  */
@@ -38,7 +75,7 @@ struct AtomSums {
     int slot;
     typename NarumiVectors<Real>::V4 position;    // NaN for a padding slot past the last atom: every r^2 < cutoff^2 test fails
     typename NarumiVectors<Real>::V2 lennardJones;   // without type tables
-    int tableClass;                                   // with type tables
+    const typename NarumiVectors<Real>::V2* tableRow;  // with type tables: its class's row (lennardJonesTableRow)
     float4 blockCenter, blockHalfExtents;   // of the atom's block I
     Accumulator fx, fy, fz;
 
@@ -47,7 +84,7 @@ struct AtomSums {
         slot = newSlot;
         position = slot < d.numAtoms ? slotPosition(d, slot, Real()) : missingAtom<Real>();
         lennardJones = TABLE ? typename NarumiVectors<Real>::V2{Real(0), Real(0)} : slotLennardJones(d, slot, Real());
-        tableClass = TABLE ? slotTableClass(d, slot) : 0;
+        tableRow = lennardJonesTableRow<TABLE, Real>(d, TABLE ? slotTableClass(d, slot) : 0);
         blockCenter = d.blockCenters[slot / 32];
         blockHalfExtents = d.blockHalfExtents[slot / 32];
         fx.zero();
@@ -95,45 +132,26 @@ struct TileStage {
 };
 
 /**
- * The type table of float pairs with at most SHARED_TABLE_CLASSES classes (8 KB), copied into shared memory by each
- * thread block: a warp's 32 lookups of different entries then cost bank conflicts, not one cache line each.
+ * The pair's Lennard-Jones parameters: entry otherClass of i's table row, or combined from both atoms' own (the
+ * values of narumiPairLennardJones, which the exclusion pass uses: the same bits).
  */
-constexpr int SHARED_TABLE_CLASSES = 32;
-__shared__ float2 sharedLennardJonesTable[SHARED_TABLE_CLASSES * SHARED_TABLE_CLASSES];
-
-template <bool TABLE, class Real>
-__device__ inline bool tableInSharedMemory(const NarumiNonbondedData& d) {
-    return TABLE && std::is_same<Real, float>::value && d.numTableClasses <= SHARED_TABLE_CLASSES;
-}
-
-/** Before any warp of the block computes pairs (every thread of the block calls it). */
-template <bool TABLE, class Real>
-__device__ inline void copyTableToSharedMemory(const NarumiNonbondedData& d) {
-    if (!tableInSharedMemory<TABLE, Real>(d))
-        return;
-    for (int k = threadIdx.x; k < d.numTableClasses * d.numTableClasses; k += blockDim.x)
-        sharedLennardJonesTable[k] = d.lennardJonesTable[k];
-    __syncthreads();
-}
-
-/** narumiPairLennardJones, reading the table's copy in shared memory where there is one (the same values, the same bits). */
 template <bool TABLE, class V2>
-__device__ inline auto tilePairLennardJones(const NarumiNonbondedData& d, V2 a, int classA, V2 b, int classB) {
+__device__ inline auto tilePairLennardJones(V2 a, const V2* tableRow, V2 b, int otherClass) {
     using Real = decltype(a.x);
-    if constexpr (TABLE && std::is_same<Real, float>::value)
-        if (tableInSharedMemory<TABLE, Real>(d)) {
-            float2 entry = sharedLennardJonesTable[classA * d.numTableClasses + classB];
-            return NarumiTableLennardJones<float>{entry.x, entry.y};
-        }
-    return narumiPairLennardJones<TABLE>(d, a, classA, b, classB);
+    if constexpr (TABLE) {
+        V2 entry = tableRow[otherClass];
+        return NarumiTableLennardJones<Real>{entry.x, entry.y};
+    }
+    else
+        return NarumiCombinedLennardJones<Real>{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
 }
 
 /** The pair force on i (from j at displacement delta = r_j - r_i), its energy and (dE/dr)/r, from the shared pair function. */
 template <int COULOMB, int SWITCH, bool TABLE, class V4, class V2, class V3, class Real>
-__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, int tableClass, V4 other, V2 otherLennardJones,
+__device__ inline V3 pairForce(const NarumiNonbondedData& d, V4 position, V2 lennardJones, const V2* tableRow, V4 other, V2 otherLennardJones,
                                int otherClass, V3 delta, Real r2, Real& pairEnergy, Real& dEdrOverR) {
     Real kq = narumiMul(position.w, other.w);
-    auto ljParameters = tilePairLennardJones<TABLE>(d, lennardJones, tableClass, otherLennardJones, otherClass);
+    auto ljParameters = tilePairLennardJones<TABLE>(lennardJones, tableRow, otherLennardJones, otherClass);
     pairEnergy = narumiPairEnergy<COULOMB, SWITCH>(pairConstants(d, Real()), r2, kq, ljParameters, dEdrOverR);
     return V3{narumiMul(dEdrOverR, delta.x), narumiMul(dEdrOverR, delta.y), narumiMul(dEdrOverR, delta.z)};
 }
@@ -199,7 +217,7 @@ __device__ void accumulateDiagonalPairs(const NarumiNonbondedData& d, AtomSums<A
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2 && k != lane) {
             Real pairEnergy, dEdrOverR;
-            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableClass, other,
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other,
                                                            stage.partnerLennardJones(k), stage.partnerClass(k), delta, r2, pairEnergy, dEdrOverR);
             bool small = false;  // each side tests; the lower one counts, as it adds the energy
             leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, lane < k);
@@ -233,7 +251,7 @@ __device__ void accumulateCrossPairs(const NarumiNonbondedData& d, AtomSums<Accu
         Real r2 = narumiSquaredLength(delta);
         if (r2 < cutoff2) {
             Real pairEnergy, dEdrOverR;
-            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableClass, other,
+            auto force = pairForce<COULOMB, SWITCH, TABLE>(d, atom.position, atom.lennardJones, atom.tableRow, other,
                                                            stage.partnerLennardJones(j), stage.partnerClass(j), delta, r2, pairEnergy, dEdrOverR);
             bool small = smallPairForce<COULOMB>(d, force, dEdrOverR);
             leaveOutHugePair<COULOMB>(d, small, dEdrOverR, r2, force, pairEnergy, errors, true);
