@@ -615,7 +615,7 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 /**
  * The sort along the curve of cubes (the default for periodic boxes) puts atoms into other slots than the curve over
  * each edge's fractions (sort-curve=edges), and the exact sums must not care: the same bits on a flat 8 x 6 x 2.5 nm
- * water box (12 cubes) and a solvated molecule in a cube (one cube: the same keys, so the same number of tiles).  In
+ * water box (3 x 2 x 1 cubes) and a solvated molecule in a cube (one cube: the same keys, so the same number of tiles).  In
  * the flat box the blocks are nearly cubes rather than flat, so the list must hold fewer tiles.
  */
 TEST(CudaNarumiNonbondedForce, SortCurveOfCubesGivesTheSameBitsWithFewerTilesInAFlatBox) {
