@@ -25,6 +25,8 @@
 #                 $CONTEXT_ARGS: its options, e.g. "--builds 1 --contexts 2")
 #   multigpu      benchmarks/multi_gpu_speed.py on the devices $NARUMI_TEST_DEVICES (default 0,1): one GPU against
 #                 several for both forces, bit identity, RDF and potential maps ($MULTIGPU_ARGS: its options)
+#   martini       benchmarks/martini_speed.py: the Martini bilayers (11k, 198k, 1.19M beads) with Martini's table against
+#                 OpenMM's GROMACS-exact route and the other routes ($MARTINI_ARGS: its options, e.g. "--systems 200k")
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
 # NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
 # the multi-device tests, C++ and Python.
@@ -141,6 +143,11 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== benchmark: one GPU against several (devices ${NARUMI_TEST_DEVICES:-0,1})"
         python3 -m benchmarks.multi_gpu_speed --data-dir "$data_dir" --devices "${NARUMI_TEST_DEVICES:-0,1}" ${MULTIGPU_ARGS:-} \
             --markdown "$out/multi_gpu_benchmark.md" --json "$out/multi_gpu_benchmark.json" || status=1
+    fi
+    if wants martini; then
+        echo "== benchmark: Martini bilayers"
+        python3 -m benchmarks.martini_speed --data-dir "$data_dir" ${MARTINI_ARGS:-} --markdown "$out/martini_benchmark.md" \
+            --json "$out/martini_benchmark.json" || status=1
     fi
     if wants profile; then
         echo "== profile: NarumiNonbondedForce stages next to whole steps"
