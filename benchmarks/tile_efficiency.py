@@ -261,7 +261,9 @@ def main():
                         help="the list's buffer in nm (default 0 for --clusters, 0.1 for --partner-orders)")
     parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
     parser.add_argument("--water-atoms", type=int, default=None, help="model a cubic water box of about this many atoms")
-    parser.add_argument("--gro", default=None, help="model the atoms of this GROMACS .gro file (rectangular box)")
+    parser.add_argument("--gro", default=None,
+                        help="model the atoms of this GROMACS .gro file (rectangular box); the model's Hilbert order "
+                             "is over each edge's fractions, the kernel's own only where the edges are within 1.5x")
     args = parser.parse_args()
     import openmm.unit as unit
     from scipy.spatial import cKDTree
