@@ -26,6 +26,13 @@ __device__ inline int slotTableClass(const NarumiNonbondedData& d, int slot) {
     return d.slotTableClass[slot];
 }
 
+/** Lorentz-Berthelot parameters of a pair from its slots' (sigma/2, 2 sqrt(eps)): one expression for every kernel. */
+template <class V2>
+__device__ inline auto narumiCombinedLennardJones(V2 a, V2 b) {
+    using Real = decltype(a.x);
+    return NarumiCombinedLennardJones<Real>{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
+}
+
 /**
  * The Lennard-Jones parameters of a pair: with type tables (TABLE), its slots' classes' entry (C6, C12); else
  * Lorentz-Berthelot from the slots' (sigma/2, 2 sqrt(eps)).  Symmetric in the two slots.
@@ -38,7 +45,7 @@ __device__ inline auto narumiPairLennardJones(const NarumiNonbondedData& d, V2 a
         return NarumiTableLennardJones<Real>{entry.x, entry.y};
     }
     else
-        return NarumiCombinedLennardJones<Real>{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
+        return narumiCombinedLennardJones(a, b);
 }
 
 } // namespace OpenMMNarumi

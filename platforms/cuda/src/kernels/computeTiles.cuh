@@ -143,7 +143,7 @@ __device__ inline auto tilePairLennardJones(V2 a, const V2* tableRow, V2 b, int 
         return NarumiTableLennardJones<Real>{entry.x, entry.y};
     }
     else
-        return NarumiCombinedLennardJones<Real>{narumiAdd(a.x, b.x), narumiMul(a.y, b.y)};
+        return narumiCombinedLennardJones(a, b);
 }
 
 /** The pair force on i (from j at displacement delta = r_j - r_i), its energy and (dE/dr)/r, from the shared pair function. */
