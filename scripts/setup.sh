@@ -2,7 +2,8 @@
 # Installs every dependency (Debian packages, pinned PyPI packages), then builds and installs the openmm-narumi
 # Python package, with its GoogleTest suites, into the active virtual or conda environment, else python3, else a new
 # .venv where python3 is an externally managed system Python (scripts/python_env.sh).  Idempotent: a second run
-# rebuilds incrementally.
+# rebuilds incrementally.  NARUMI_CUDA_ARCHITECTURES (a CMAKE_CUDA_ARCHITECTURES list, e.g. native or 90-real) builds
+# the GPU code for those architectures only, instead of every generation the wheel carries (CMakeLists.txt).
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore
 cd "$(dirname "$0")/.."
@@ -38,7 +39,10 @@ fi
 source scripts/python_env.sh
 echo "setup: installing into $("$PYTHON" -c 'import sys; print(sys.prefix)') ($PYTHON)"
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -r requirements-build.txt
+cuda_architectures=()
+[ -n "${NARUMI_CUDA_ARCHITECTURES:-}" ] &&
+    cuda_architectures=("-Ccmake.define.CMAKE_CUDA_ARCHITECTURES=$NARUMI_CUDA_ARCHITECTURES")
 # No build isolation: the build uses the pinned OpenMM and SWIG just installed, and keeps build/ between runs.
 "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
-    -Ccmake.define.NARUMI_BUILD_TESTS=ON .
+    -Ccmake.define.NARUMI_BUILD_TESTS=ON "${cuda_architectures[@]}" .
 "$PYTHON" -c "import openmmnarumi, openmm; print('setup: openmmnarumi', openmmnarumi.__version__, 'with OpenMM', openmm.__version__)"
