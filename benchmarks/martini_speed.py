@@ -1,6 +1,7 @@
 """Martini 2 bilayers on one GPU: NarumiNonbondedForce with Martini's Lennard-Jones table against the OpenMM routes.
 
     python3 -m benchmarks.martini_speed [--data-dir ../shared/data] [--systems complex 200k 1m] [--seconds 5]
+                                        [--rounds 1] [--platform CUDA]
 
 The DPPC/DIPC/CHOL bilayer of ../shared/data/martini/complex_lipid (11,011 beads), and the same tiled 3 x 6
 (198,198 beads, '200k') and 9 x 12 (1,189,188 beads, '1m') by that folder's tile.py into a temporary folder, are
@@ -20,13 +21,16 @@ MD steps (LangevinMiddleIntegrator, 310 K, 1/ps, --step-fs 20 fs), one process, 
                     integrator): the speed that no nonbonded force can beat
 
 Before timing, the energies of narumi-table and openmm-exact (plus the self term) at the first frame must agree to
-1e-5 relative on the GPU, or the script stops.  Ratios: narumi-table against each OpenMM route, and against
+1e-5 relative on the platform used, or the script stops.  Ratios: narumi-table against each OpenMM route, and against
 narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded force could gain on the exact route.
+--rounds N keeps every route's Context of a system and times them in turn N times (each --seconds), so that a slow
+spell of the GPU falls on all routes alike; the table gives each route's median and the output every round.
 """
 import argparse
 import datetime
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -168,19 +172,19 @@ def route_system(inputs, route, table):
     return system, left_out
 
 
-def make_context(system, inputs, precision, step_fs, seed):
+def make_context(system, inputs, platform, precision, step_fs, seed):
     integrator = openmm.LangevinMiddleIntegrator(310 * unit.kelvin, 1 / unit.picosecond, step_fs * unit.femtosecond)
     integrator.setRandomNumberSeed(seed)
-    context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName("CUDA"), {"Precision": precision})
+    properties = {"Precision": precision} if platform in ("CUDA", "OpenCL") else {}
+    context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform), properties)
     context.setPeriodicBoxVectors(*inputs.boxVectors)
     context.setPositions(inputs.positions)
     context.setVelocitiesToTemperature(310 * unit.kelvin, seed)
     return context, integrator
 
 
-def ns_per_day(context, integrator, seconds, warmup):
-    """Steps for about `seconds` after `warmup` steps, timed to completion (getState waits for the GPU)."""
-    integrator.step(warmup)
+def ns_per_day(context, integrator, seconds):
+    """Steps for about `seconds`, timed to completion (getState waits for the GPU)."""
     context.getState(getEnergy=True)
     steps, start, chunk = 0, time.perf_counter(), 100
     while time.perf_counter() - start < seconds:
@@ -198,21 +202,29 @@ def main():
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     parser.add_argument("--systems", nargs="*", choices=list(SIZES), default=list(SIZES))
     parser.add_argument("--routes", nargs="*", choices=ROUTES, default=list(ROUTES))
+    parser.add_argument("--platform", default="CUDA", help="OpenMM platform (default CUDA; CPU checks the script here)")
     parser.add_argument("--precision", default="mixed", choices=("single", "mixed", "double"))
     parser.add_argument("--step-fs", type=float, default=20.0)
     parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds per route (default 5)")
     parser.add_argument("--warmup", type=int, default=200, help="steps before timing (default 200)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="times each route's Context in turn this many times; the table gives medians (default 1)")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.rounds < 1 or args.seconds <= 0 or args.warmup < 0:
+        parser.error(f"--rounds {args.rounds}, --seconds {args.seconds}, --warmup {args.warmup}: rounds and seconds "
+                     "must be positive, warmup not negative")
     if not os.path.exists(os.path.join(args.data_dir, "martini", "complex_lipid", "system.top")):
         print(f"no Martini data in {args.data_dir}/martini: nothing to measure")
         return 0
     import openmmnarumi  # noqa: F401  (loads the plugins)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python3 -m benchmarks.martini_speed " + " ".join(sys.argv[1:])
-    lines = [f"`{command}` on {gpu_names() or 'no GPU'}, OpenMM {openmm.__version__}, {args.precision} precision, "
-             f"{args.step_fs:g} fs, {started}:", "",
+    device = gpu_names() if args.platform in ("CUDA", "OpenCL") else f"the {args.platform} platform"
+    lines = [f"`{command}` on {device or 'no GPU'}, OpenMM {openmm.__version__}, "
+             f"{args.precision + ' precision, ' if args.platform in ('CUDA', 'OpenCL') else ''}"
+             f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds" if args.rounds > 1 else "") + ":", "",
              "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
              " | table / exact | table / native | table / particle | no-nonbonded / exact |",
              "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- | --- |"]
@@ -221,19 +233,25 @@ def main():
         for size in args.systems:
             inputs = load(args.data_dir, size, work)
             table = type_table(inputs.nonbondedForce)
-            speeds, energies = {}, {}
+            speeds, energies, rounds, contexts = {}, {}, {route: [] for route in args.routes}, {}
             for route in args.routes:
                 system, left_out = route_system(inputs, route, table)
-                context, integrator = make_context(system, inputs, args.precision, args.step_fs, seed=7)
+                context, integrator = make_context(system, inputs, args.platform, args.precision, args.step_fs, seed=7)
                 energies[route] = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole) + left_out
-                speeds[route] = ns_per_day(context, integrator, args.seconds, args.warmup)
-                print(f"{size} {route}: {speeds[route]:.1f} ns/day (first-frame energy {energies[route]:.6f} kJ/mol)", flush=True)
-                del context, integrator
+                integrator.step(args.warmup)
+                contexts[route] = (context, integrator)
             if "narumi-table" in energies and "openmm-exact" in energies:
                 difference = abs(energies["narumi-table"] - energies["openmm-exact"]) / abs(energies["openmm-exact"])
                 print(f"{size}: narumi-table and openmm-exact energies differ by {difference:.2e} relative", flush=True)
                 if difference > 1e-5:
                     raise SystemExit(f"{size}: the routes do not compute the same energy ({difference:.2e} relative)")
+            for round_number in range(args.rounds):
+                for route in args.routes:
+                    rounds[route].append(ns_per_day(*contexts[route], args.seconds))
+                    print(f"{size} {route} round {round_number + 1}: {rounds[route][-1]:.1f} ns/day "
+                          f"(first-frame energy {energies[route]:.6f} kJ/mol)", flush=True)
+            speeds = {route: statistics.median(values) for route, values in rounds.items()}
+            del contexts
             ratio = lambda other, route="narumi-table": (f"{speeds[route] / speeds[other]:.2f}"
                                                          if route in speeds and other in speeds else "-")
             lines.append(f"| {size} | {inputs.system.getNumParticles():,} | " +
@@ -241,8 +259,9 @@ def main():
                          f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |"
                          f" {ratio('openmm-exact', 'no-nonbonded')} |")
             measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
-                                 "first_frame_energy": energies})
-    write_report(lines, args.markdown, args.json, {"command": command, "gpu": gpu_names(), "date": started,
+                                 "ns_per_day_rounds": rounds, "first_frame_energy": energies})
+    write_report(lines, args.markdown, args.json, {"command": command, "gpu": device, "date": started,
+                                                  "rounds": args.rounds,
                                                   "precision": args.precision, "step_fs": args.step_fs, "rows": measurements})
     return 0
 
