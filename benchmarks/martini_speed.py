@@ -24,7 +24,7 @@ Before timing, the energies of narumi-table and openmm-exact (plus the self term
 1e-5 relative on the platform used, or the script stops.  Ratios: narumi-table against each OpenMM route, and against
 narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded force could gain on the exact route.
 --rounds N keeps every route's Context of a system and times them in turn N times (each --seconds), so that a slow
-spell of the GPU falls on all routes alike; the table gives each route's median and the output every round.
+spell of the GPU falls on all routes alike; the table gives each route's median (min-max in brackets) and the output every round.
 """
 import argparse
 import datetime
@@ -224,7 +224,7 @@ def main():
     device = gpu_names() if args.platform in ("CUDA", "OpenCL") else f"the {args.platform} platform"
     lines = [f"`{command}` on {device or 'no GPU'}, OpenMM {openmm.__version__}, "
              f"{args.precision + ' precision, ' if args.platform in ('CUDA', 'OpenCL') else ''}"
-             f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds" if args.rounds > 1 else "") + ":", "",
+             f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds in turn, min-max in brackets" if args.rounds > 1 else "") + ":", "",
              "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
              " | table / exact | table / native | table / particle | no-nonbonded / exact |",
              "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- | --- |"]
@@ -255,7 +255,8 @@ def main():
             ratio = lambda other, route="narumi-table": (f"{speeds[route] / speeds[other]:.2f}"
                                                          if route in speeds and other in speeds else "-")
             lines.append(f"| {size} | {inputs.system.getNumParticles():,} | " +
-                         " | ".join(f"{speeds[route]:.1f}" for route in args.routes) +
+                         " | ".join(f"{speeds[route]:.1f}" + (f" ({min(rounds[route]):.1f}-{max(rounds[route]):.1f})"
+                                                              if args.rounds > 1 else "") for route in args.routes) +
                          f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |"
                          f" {ratio('openmm-exact', 'no-nonbonded')} |")
             measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
