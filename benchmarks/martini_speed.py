@@ -173,9 +173,10 @@ def route_system(inputs, route, table):
 
 
 def make_context(system, inputs, platform, precision, step_fs, seed):
+    """precision: the GPU platforms' Precision property, None on the others."""
     integrator = openmm.LangevinMiddleIntegrator(310 * unit.kelvin, 1 / unit.picosecond, step_fs * unit.femtosecond)
     integrator.setRandomNumberSeed(seed)
-    properties = {"Precision": precision} if platform in ("CUDA", "OpenCL") else {}
+    properties = {"Precision": precision} if precision else {}
     context = openmm.Context(system, integrator, openmm.Platform.getPlatformByName(platform), properties)
     context.setPeriodicBoxVectors(*inputs.boxVectors)
     context.setPositions(inputs.positions)
@@ -221,9 +222,10 @@ def main():
     import openmmnarumi  # noqa: F401  (loads the plugins)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python3 -m benchmarks.martini_speed " + " ".join(sys.argv[1:])
-    device = gpu_names() if args.platform in ("CUDA", "OpenCL") else f"the {args.platform} platform"
+    precision = args.precision if args.platform in ("CUDA", "OpenCL") else None
+    device = gpu_names() if precision else f"the {args.platform} platform"
     lines = [f"`{command}` on {device or 'no GPU'}, OpenMM {openmm.__version__}, "
-             f"{args.precision + ' precision, ' if args.platform in ('CUDA', 'OpenCL') else ''}"
+             f"{precision + ' precision, ' if precision else ''}"
              f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds in turn, min-max in brackets" if args.rounds > 1 else "") + ":", "",
              "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
              " | table / exact | table / native | table / particle | no-nonbonded / exact |",
@@ -236,8 +238,9 @@ def main():
             speeds, energies, rounds, contexts = {}, {}, {route: [] for route in args.routes}, {}
             for route in args.routes:
                 system, left_out = route_system(inputs, route, table)
-                context, integrator = make_context(system, inputs, args.platform, args.precision, args.step_fs, seed=7)
+                context, integrator = make_context(system, inputs, args.platform, precision, args.step_fs, seed=7)
                 energies[route] = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole) + left_out
+                print(f"{size} {route}: first-frame energy {energies[route]:.6f} kJ/mol", flush=True)
                 integrator.step(args.warmup)
                 contexts[route] = (context, integrator)
             if "narumi-table" in energies and "openmm-exact" in energies:
@@ -248,8 +251,7 @@ def main():
             for round_number in range(args.rounds):
                 for route in args.routes:
                     rounds[route].append(ns_per_day(*contexts[route], args.seconds))
-                    print(f"{size} {route} round {round_number + 1}: {rounds[route][-1]:.1f} ns/day "
-                          f"(first-frame energy {energies[route]:.6f} kJ/mol)", flush=True)
+                    print(f"{size} {route} round {round_number + 1}: {rounds[route][-1]:.1f} ns/day", flush=True)
             speeds = {route: statistics.median(values) for route, values in rounds.items()}
             del contexts
             ratio = lambda other, route="narumi-table": (f"{speeds[route] / speeds[other]:.2f}"
@@ -263,7 +265,7 @@ def main():
                                  "ns_per_day_rounds": rounds, "first_frame_energy": energies})
     write_report(lines, args.markdown, args.json, {"command": command, "gpu": device, "date": started,
                                                   "rounds": args.rounds,
-                                                  "precision": args.precision, "step_fs": args.step_fs, "rows": measurements})
+                                                  "precision": precision, "step_fs": args.step_fs, "rows": measurements})
     return 0
 
 
