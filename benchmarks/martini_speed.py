@@ -25,6 +25,8 @@ Before timing, the energies of narumi-table and openmm-exact (plus the self term
 narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded force could gain on the exact route.
 --rounds N keeps every route's Context of a system and times them in turn N times (each --seconds), so that a slow
 spell of the GPU falls on all routes alike; the table gives each route's median (min-max in brackets) and the output every round.
+--settings S... adds, for each NARUMI_DIAGNOSTICS value S (e.g. pair-steps=rotation), the narumi-table route with its
+Context made under S, timed in turn with the others, and the ratio of narumi-table to it.
 """
 import argparse
 import datetime
@@ -39,6 +41,7 @@ import time
 import openmm
 from openmm import unit
 
+from benchmarks.diagnostics import narumi_diagnostics, refusal
 from benchmarks.reporting import gpu_names, write_report
 
 SIZES = {"complex": None, "200k": (3, 6), "1m": (9, 12)}
@@ -210,16 +213,26 @@ def main():
     parser.add_argument("--warmup", type=int, default=200, help="steps before timing (default 200)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="times each route's Context in turn this many times; the table gives medians (default 1)")
+    parser.add_argument("--settings", nargs="*", default=[],
+                        help="NARUMI_DIAGNOSTICS values, each timed as one more narumi-table route (CUDA)")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args()
     if args.rounds < 1 or args.seconds <= 0 or args.warmup < 0:
         parser.error(f"--rounds {args.rounds}, --seconds {args.seconds}, --warmup {args.warmup}: rounds and seconds "
                      "must be positive, warmup not negative")
+    if args.settings and args.platform != "CUDA":
+        parser.error("--settings are NARUMI_DIAGNOSTICS values, which only the CUDA platform reads")
     if not os.path.exists(os.path.join(args.data_dir, "martini", "complex_lipid", "system.top")):
         print(f"no Martini data in {args.data_dir}/martini: nothing to measure")
         return 0
     import openmmnarumi  # noqa: F401  (loads the plugins)
+    for setting in args.settings:
+        if (message := refusal(setting)) is not None:
+            parser.error(f"--settings {setting}: {message}")
+    # (column, route, NARUMI_DIAGNOSTICS) of each timed Context
+    columns = [(route, route, None) for route in args.routes] + [(f"narumi-table [{setting}]", "narumi-table", setting)
+                                                                 for setting in args.settings]
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python3 -m benchmarks.martini_speed " + " ".join(sys.argv[1:])
     precision = args.precision if args.platform in ("CUDA", "OpenCL") else None
@@ -227,40 +240,43 @@ def main():
     lines = [f"`{command}` on {device or 'no GPU'}, OpenMM {openmm.__version__}, "
              f"{precision + ' precision, ' if precision else ''}"
              f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds in turn, min-max in brackets" if args.rounds > 1 else "") + ":", "",
-             "| system | beads | " + " | ".join(f"{route} (ns/day)" for route in args.routes) +
-             " | table / exact | table / native | table / particle | no-nonbonded / exact |",
-             "| --- | --- | " + " | ".join("---" for _ in args.routes) + " | --- | --- | --- | --- |"]
+             "| system | beads | " + " | ".join(f"{column} (ns/day)" for column, _, _ in columns) +
+             " | table / exact | table / native | table / particle | no-nonbonded / exact |" +
+             "".join(f" table / [{setting}] |" for setting in args.settings),
+             "| --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- | --- | --- |" + " --- |" * len(args.settings)]
     measurements = []
     with tempfile.TemporaryDirectory() as work:
         for size in args.systems:
             inputs = load(args.data_dir, size, work)
             table = type_table(inputs.nonbondedForce)
-            speeds, energies, rounds, contexts = {}, {}, {route: [] for route in args.routes}, {}
-            for route in args.routes:
+            speeds, energies, rounds, contexts = {}, {}, {column: [] for column, _, _ in columns}, {}
+            for column, route, setting in columns:
                 system, left_out = route_system(inputs, route, table)
-                context, integrator = make_context(system, inputs, args.platform, precision, args.step_fs, seed=7)
-                energies[route] = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole) + left_out
-                print(f"{size} {route}: first-frame energy {energies[route]:.6f} kJ/mol", flush=True)
+                with narumi_diagnostics(setting):
+                    context, integrator = make_context(system, inputs, args.platform, precision, args.step_fs, seed=7)
+                energies[column] = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole) + left_out
+                print(f"{size} {column}: first-frame energy {energies[column]:.6f} kJ/mol", flush=True)
                 integrator.step(args.warmup)
-                contexts[route] = (context, integrator)
+                contexts[column] = (context, integrator)
             if "narumi-table" in energies and "openmm-exact" in energies:
                 difference = abs(energies["narumi-table"] - energies["openmm-exact"]) / abs(energies["openmm-exact"])
                 print(f"{size}: narumi-table and openmm-exact energies differ by {difference:.2e} relative", flush=True)
                 if difference > 1e-5:
                     raise SystemExit(f"{size}: the routes do not compute the same energy ({difference:.2e} relative)")
             for round_number in range(args.rounds):
-                for route in args.routes:
-                    rounds[route].append(ns_per_day(*contexts[route], args.seconds))
-                    print(f"{size} {route} round {round_number + 1}: {rounds[route][-1]:.1f} ns/day", flush=True)
+                for column, _, _ in columns:
+                    rounds[column].append(ns_per_day(*contexts[column], args.seconds))
+                    print(f"{size} {column} round {round_number + 1}: {rounds[column][-1]:.1f} ns/day", flush=True)
             speeds = {route: statistics.median(values) for route, values in rounds.items()}
             del contexts
             ratio = lambda other, route="narumi-table": (f"{speeds[route] / speeds[other]:.2f}"
                                                          if route in speeds and other in speeds else "-")
             lines.append(f"| {size} | {inputs.system.getNumParticles():,} | " +
-                         " | ".join(f"{speeds[route]:.1f}" + (f" ({min(rounds[route]):.1f}-{max(rounds[route]):.1f})"
-                                                              if args.rounds > 1 else "") for route in args.routes) +
+                         " | ".join(f"{speeds[column]:.1f}" + (f" ({min(rounds[column]):.1f}-{max(rounds[column]):.1f})"
+                                                               if args.rounds > 1 else "") for column, _, _ in columns) +
                          f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |"
-                         f" {ratio('openmm-exact', 'no-nonbonded')} |")
+                         f" {ratio('openmm-exact', 'no-nonbonded')} |" +
+                         "".join(f" {ratio(f'narumi-table [{setting}]')} |" for setting in args.settings))
             measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
                                  "ns_per_day_rounds": rounds, "first_frame_energy": energies})
     write_report(lines, args.markdown, args.json, {"command": command, "gpu": device, "date": started,

@@ -29,7 +29,9 @@ lane of the block's atoms inside their cutoff, and each partner given, densest f
 fewest new rotation steps (greedy).  Last, for the distance-class order, a schedule with two of the block's atoms per
 lane (two_atoms_per_lane_steps: each step reads and writes a partner's sums once for two pairs): its sub-steps and
 steps executed per tile, and the shared-memory wavefronts per tile of both schedules (a kernel built on it was 1.8x
-slower on an H100: docs/benchmarks.md, "Design decisions").
+slower on an H100: docs/benchmarks.md, "Design decisions"); and the steps of matched steps (matched_steps: each pair
+inside the cutoff given the first step free for its lane and its partner; a kernel built on it was 3% slower on an
+H200 on the Martini bilayers: docs/cuda-design.md, "Tried and dropped" (g)).
 """
 import argparse
 import os
@@ -202,6 +204,25 @@ def two_atoms_per_lane_steps(inside):
     return executed, partner_steps
 
 
+def matched_steps(inside):
+    """A cross tile (inside: [lane, partner] pairs inside the cutoff) in matched steps (computeTiles.cuh): the rotation's
+    pairs inside the cutoff taken in its order, each given the first step in which neither its lane nor its partner
+    entry (lane + k, of 64) has a pair yet.  Returns the steps used, or 33 when some pair finds none of 32 free."""
+    lane_used = np.zeros(32, np.int64)
+    entry_used = np.zeros(64, np.int64)
+    for k in range(32):
+        for i in np.nonzero(inside[np.arange(32), (np.arange(32) + k) % 32])[0]:
+            taken = lane_used[i] | entry_used[i + k]
+            free = ~taken & 0xFFFFFFFF
+            if free == 0:
+                return 33
+            bit = free & -free
+            lane_used[i] |= bit
+            entry_used[i + k] |= bit
+    union = int(np.bitwise_or.reduce(lane_used))
+    return union.bit_length()
+
+
 def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them; and for
     the distance-class order, the sub-steps and partner steps executed per tile by two_atoms_per_lane_steps."""
@@ -213,6 +234,7 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     partner_lane = (lanes[:, None] + lanes[None, :]) % 32  # [i, k]: lane i's partner at step k
     rng = np.random.default_rng(seed)
     totals = {}
+    matched = [0, 0]  # matched steps over the distance-class tiles, and tiles that need more than 32
     two_atoms = [0, 0]  # sub-steps and partner steps executed, two_atoms_per_lane_steps over the distance-class tiles
     for b in range((n + 31) // 32):
         mine = p[b * 32:(b + 1) * 32]
@@ -246,9 +268,12 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
                     executed, partner_steps = two_atoms_per_lane_steps(inside)
                     two_atoms[0] += executed
                     two_atoms[1] += partner_steps
+                    used = matched_steps(inside)
+                    matched[0] += min(used, 32)
+                    matched[1] += used > 32
     orders_result = {name: (executed / tiles, busy / executed, tiles) for name, (executed, busy, tiles) in totals.items()}
     tiles = totals["distance class"][2]
-    return orders_result, (two_atoms[0] / tiles, two_atoms[1] / tiles, tiles)
+    return orders_result, (two_atoms[0] / tiles, two_atoms[1] / tiles, tiles), (matched[0] / tiles, matched[1] / tiles)
 
 
 def main():
@@ -308,7 +333,7 @@ def main():
         print(f"\nThe pair kernel's rotation over the kernel's list (Hilbert order, skin {skin:g} nm):")
         print("| partners packed into tiles | cross tiles | steps executed per tile (of 32) | lanes busy per executed step |")
         print("| --- | --- | --- | --- |")
-        results, two = rotation_steps(positions, box, hilbert, args.cutoff, skin)
+        results, two, matched = rotation_steps(positions, box, hilbert, args.cutoff, skin)
         for name, (executed, busy, tiles) in results.items():
             print(f"| {name} | {tiles} | {executed:.2f} | {busy:.1f} |")
         # Shared-memory wavefronts per tile: a step reads the partners' positions (LDS.128, 4); an executed step also
@@ -317,6 +342,8 @@ def main():
         print(f"\nTwo of the block's atoms per lane (distance-class order, {two[2]} cross tiles): {two[0]:.2f} of 32 sub-steps "
               f"executed per tile (the rotation: {rotation:.2f} of 32 steps), in {two[1]:.2f} of 16 steps; shared-memory "
               f"wavefronts per tile {16 * 4 + two[1] * 14:.0f} (the rotation: {32 * 4 + rotation * 14:.0f})")
+        print(f"Matched steps (distance-class order): {matched[0]:.2f} steps per tile (the rotation: {rotation:.2f}), "
+              f"{matched[1]:.1%} of the tiles need more than 32")
 
 
 if __name__ == "__main__":
