@@ -1,10 +1,12 @@
 """Speed of every fresh Context, from its first step: does NarumiNonbondedForce start, and stay, at full speed?
 
 DHFR (5dfr_minimized.pdb) solvated by Modeller in a truncated octahedron (1.2 nm padding, 0.15 M NaCl, about 24,600
-atoms; --shape picks another box), amber99sb + TIP3P, reaction field at 1.0 nm, HBonds, hydrogen mass 1.5 amu, is built
---builds times (each build places its ions anew), minimized and relaxed with OpenMM's NonbondedForce, then timed at
-4 fs (LangevinMiddleIntegrator) in --contexts fresh Contexts per precision, OpenMM's NonbondedForce and
-NarumiNonbondedForce alternating in one process, in one or both timing modes:
+atoms; --shape picks another box: cube, dodecahedron, or openmm-cube, OpenMM's own DHFR benchmark box
+5dfr_solv-cube_equil.pdb as it is, 23,558 atoms, no ions, the same for every build), amber99sb + TIP3P, reaction
+field at 1.0 nm, HBonds, hydrogen mass 1.5 amu, is built --builds times (each build places its ions anew),
+minimized and relaxed with OpenMM's NonbondedForce, then timed at 4 fs (LangevinMiddleIntegrator) in --contexts fresh
+Contexts per precision, OpenMM's NonbondedForce and NarumiNonbondedForce alternating in one process, in one or both
+timing modes:
   windows   consecutive windows of --window steps from the first step, each ended by an energy read;
   adaptive  as OpenMM's benchmark script times: 20 steps, then runs grown until one lasts --adaptive-seconds / 2, each
             after 5 steps and an energy read; the last run is the figure.
@@ -25,14 +27,17 @@ import openmm.app as app
 import openmm.unit as unit
 
 import openmmnarumi
-from benchmarks.nonbonded_speed import create_system, forcefield, make_context, profile_stages, relaxed_start
+from benchmarks.nonbonded_speed import create_system, dhfr, forcefield, make_context, profile_stages, relaxed_start
 from benchmarks.reporting import gpu_names, write_report
 
 STEP_FS = 4.0
 
 
 def solvated(data_dir, shape, seed):
-    """DHFR in a box of `shape` with 0.15 M NaCl; None where the PDB is absent."""
+    """DHFR in a box of `shape` with 0.15 M NaCl, or OpenMM's own DHFR box ('openmm-cube'); None where the PDB is absent."""
+    if shape == "openmm-cube":
+        found = dhfr(data_dir)
+        return None if found is None else found[1:]
     path = os.path.join(data_dir, "5dfr_minimized.pdb")
     if not os.path.exists(path):
         return None
@@ -74,7 +79,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.splitlines()[2:]))
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
-    parser.add_argument("--shape", default="octahedron", choices=["cube", "dodecahedron", "octahedron"])
+    parser.add_argument("--shape", default="octahedron", choices=["cube", "dodecahedron", "octahedron", "openmm-cube"])
     parser.add_argument("--builds", type=int, default=3)
     parser.add_argument("--first-build", type=int, default=0, help="number of the first build (its ions' random seed)")
     parser.add_argument("--contexts", type=int, default=4)
@@ -95,7 +100,8 @@ def main():
     if not args.adaptive_seconds > 0:
         parser.error(f"--adaptive-seconds must be positive, not {args.adaptive_seconds}")
 
-    lines = [f"Context speed, DHFR {args.shape} 0.15 M NaCl, {STEP_FS:g} fs, {gpu_names() or 'no GPU'}, "
+    box_name = "OpenMM's DHFR box (5dfr_solv-cube_equil.pdb)" if args.shape == "openmm-cube" else f"DHFR {args.shape} 0.15 M NaCl"
+    lines = [f"Context speed, {box_name}, {STEP_FS:g} fs, {gpu_names() or 'no GPU'}, "
              f"{datetime.date.today()}, OpenMM {openmm.__version__}, openmmnarumi {openmmnarumi.__version__}", "",
              "| build | precision | timing | Context | OpenMM ns/day | Narumi ns/day | ratio | Narumi windows |",
              "|---|---|---|---|---|---|---|---|"]
@@ -103,7 +109,7 @@ def main():
     for build in range(args.first_build, args.first_build + args.builds):
         found = solvated(args.data_dir, args.shape, 2026 + build)
         if found is None:
-            print(f"skipped: 5dfr_minimized.pdb is not in {args.data_dir}")
+            print(f"skipped: {'5dfr_solv-cube_equil.pdb' if args.shape == 'openmm-cube' else '5dfr_minimized.pdb'} is not in {args.data_dir}")
             return 0
         topology, positions = found
         positions, box = relaxed_start(topology, positions)
