@@ -25,7 +25,7 @@ Before timing, the energies of narumi-table and openmm-exact (plus the self term
 narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded force could gain on the exact route.
 --rounds N keeps every route's Context of a system and times them in turn N times (each --seconds), so that a slow
 spell of the GPU falls on all routes alike; the table gives each route's median (min-max in brackets) and the output every round.
---settings S... adds, for each NARUMI_DIAGNOSTICS value S (e.g. pair-steps=rotation), the narumi-table route with its
+--settings S... adds, for each NARUMI_DIAGNOSTICS value S (e.g. list-skin=0.2), the narumi-table route with its
 Context made under S, timed in turn with the others, and the ratio of narumi-table to it.
 """
 import argparse
