@@ -27,6 +27,8 @@
 #                 several for both forces, bit identity, RDF and potential maps ($MULTIGPU_ARGS: its options)
 #   martini       benchmarks/martini_speed.py: the Martini bilayers (11k, 198k, 1.19M beads) with Martini's table against
 #                 OpenMM's GROMACS-exact route and the other routes ($MARTINI_ARGS: its options, e.g. "--systems 200k")
+#   ncu-martini   ncu on the pair kernel of the 198k-bead Martini bilayer with its type table (one launch, after 30):
+#                 throughput, stall reasons and the source lines where warps stall ($OUT/ncu_martini.txt)
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
 # NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
 # the multi-device tests, C++ and Python.
@@ -182,6 +184,21 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
                 grep -E "^  [A-Za-z_].*\(|Duration  |Instructions Executed  |Issue Slots Busy|Achieved Occupancy|Registers Per Thread  |Avg. Active Threads|Stall (No Instruction|Wait|Long Scoreboard|Short Scoreboard) " \
                     "$out/ncu_$force.txt" | head -n 60
             done
+        else
+            echo "ncu not found: no kernel profile"
+        fi
+    fi
+    if wants ncu-martini; then
+        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+        if [ -n "$ncu_bin" ]; then
+            echo "== ncu: the pair kernel on the 198k-bead Martini bilayer"
+            timeout 300 "$ncu_bin" --clock-control none --kernel-name regex:computeTiles --launch-skip 30 --launch-count 1 \
+                --section SpeedOfLight --section InstructionStats --section Occupancy --section WarpStateStats \
+                --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes --print-details all \
+                python3 -m benchmarks.martini_speed --data-dir "$data_dir" --systems 200k --routes narumi-table --seconds 0.3 \
+                --warmup 20 > "$out/ncu_martini.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini.txt)"
+            grep -E "Duration  |Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Stall (Long|Short) Scoreboard|Stall Wait " \
+                "$out/ncu_martini.txt" | head -n 20
         else
             echo "ncu not found: no kernel profile"
         fi
