@@ -54,6 +54,11 @@ data_dir=${NARUMI_DATA_DIR:-$carried/.carry/data}
 # GROMACS reruns made where gmx_d is installed (prepare_device_carry.sh): the GROMACS tests read them here.
 [ -d "$carried/.carry/gromacs-cache" ] && export NARUMI_GROMACS_CACHE=${NARUMI_GROMACS_CACHE:-$(cd "$carried/.carry/gromacs-cache" && pwd)}
 wants() { [[ ",$sections," == *",$1,"* ]]; }
+# Nsight Compute for the ncu sections: sets ncu_bin, or says it is missing and fails.
+have_ncu() {
+    ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+    [ -n "$ncu_bin" ] || { echo "ncu not found: no kernel profile"; return 1; }
+}
 export PIP_ROOT_USER_ACTION=ignore CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) PYTHONUNBUFFERED=1
 # The image's default CXX=/opt/gcc/bin/g++ (a g++-real wrapper) put a private copy of libstdc++ into our libraries
 # (libOpenMMNarumi.so grew to ~750 kB with std::codecvt inside it), and std::ostream crashed in it when used from
@@ -159,49 +164,39 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== stage times (atoms held still)"
         python3 -m benchmarks.stage_times --data-dir "$data_dir" --water-atoms ${STAGE_WATER_ATOMS:-} || status=1
     fi
-    if wants ncu; then
-        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-        if [ -n "$ncu_bin" ]; then
-            # Both forces' kernels on the same DHFR steps (benchmarks/kernel_steps.py), one process per force (ncu saw
-            # only the first Context of a process): first every kernel's duration, summed per name, then the pair and
-            # neighbour-search kernels in detail (stall reasons, instruction counts).
-            for force in ${NCU_FORCES:-openmm narumi}; do
-                echo "== ncu: every kernel's duration, $force (DHFR, 6 steps)"
-                timeout 200 "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
-                    python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_durations_$force.txt" 2>&1 ||
-                    echo "ncu durations failed (see $out/ncu_durations_$force.txt)"
-                awk '/^  [A-Za-z_].*Invocations/ {name=$0} /gpu__time_duration.sum/ {print $NF " us  " name}' "$out/ncu_durations_$force.txt"
-            done
-            for force in ${NCU_FORCES:-openmm narumi}; do
-                echo "== ncu: $force pair and neighbour-search kernels in detail"
-                timeout 200 "$ncu_bin" --clock-control none --launch-skip 4 --launch-count 4 \
-                    --kernel-name "regex:computeTiles|findNeighborTiles|computeNonbonded|findInteractingBlocks" \
-                    --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section Occupancy \
-                    --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-                    --section SourceCounters --print-details all \
-                    python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_$force.txt" 2>&1 ||
-                    echo "ncu on $force failed (see $out/ncu_$force.txt)"
-                grep -E "^  [A-Za-z_].*\(|Duration  |Instructions Executed  |Issue Slots Busy|Achieved Occupancy|Registers Per Thread  |Avg. Active Threads|Stall (No Instruction|Wait|Long Scoreboard|Short Scoreboard) " \
-                    "$out/ncu_$force.txt" | head -n 60
-            done
-        else
-            echo "ncu not found: no kernel profile"
-        fi
+    if wants ncu && have_ncu; then
+        # Both forces' kernels on the same DHFR steps (benchmarks/kernel_steps.py), one process per force (ncu saw
+        # only the first Context of a process): first every kernel's duration, summed per name, then the pair and
+        # neighbour-search kernels in detail (stall reasons, instruction counts).
+        for force in ${NCU_FORCES:-openmm narumi}; do
+            echo "== ncu: every kernel's duration, $force (DHFR, 6 steps)"
+            timeout 200 "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
+                python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_durations_$force.txt" 2>&1 ||
+                echo "ncu durations failed (see $out/ncu_durations_$force.txt)"
+            awk '/^  [A-Za-z_].*Invocations/ {name=$0} /gpu__time_duration.sum/ {print $NF " us  " name}' "$out/ncu_durations_$force.txt"
+        done
+        for force in ${NCU_FORCES:-openmm narumi}; do
+            echo "== ncu: $force pair and neighbour-search kernels in detail"
+            timeout 200 "$ncu_bin" --clock-control none --launch-skip 4 --launch-count 4 \
+                --kernel-name "regex:computeTiles|findNeighborTiles|computeNonbonded|findInteractingBlocks" \
+                --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section Occupancy \
+                --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+                --section SourceCounters --print-details all \
+                python3 -m benchmarks.kernel_steps --data-dir "$data_dir" --steps 6 --forces $force > "$out/ncu_$force.txt" 2>&1 ||
+                echo "ncu on $force failed (see $out/ncu_$force.txt)"
+            grep -E "^  [A-Za-z_].*\(|Duration  |Instructions Executed  |Issue Slots Busy|Achieved Occupancy|Registers Per Thread  |Avg. Active Threads|Stall (No Instruction|Wait|Long Scoreboard|Short Scoreboard) " \
+                "$out/ncu_$force.txt" | head -n 60
+        done
     fi
-    if wants ncu-martini; then
-        ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-        if [ -n "$ncu_bin" ]; then
-            echo "== ncu: the pair kernel on the 198k-bead Martini bilayer"
-            timeout 300 "$ncu_bin" --clock-control none --kernel-name regex:computeTiles --launch-skip 30 --launch-count 1 \
-                --section SpeedOfLight --section InstructionStats --section Occupancy --section WarpStateStats \
-                --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes --print-details all \
-                python3 -m benchmarks.martini_speed --data-dir "$data_dir" --systems 200k --routes narumi-table --seconds 0.3 \
-                --warmup 20 > "$out/ncu_martini.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini.txt)"
-            grep -E "Duration  |Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Stall (Long|Short) Scoreboard|Stall Wait " \
-                "$out/ncu_martini.txt" | head -n 20
-        else
-            echo "ncu not found: no kernel profile"
-        fi
+    if wants ncu-martini && have_ncu; then
+        echo "== ncu: the pair kernel on the 198k-bead Martini bilayer"
+        timeout 300 "$ncu_bin" --clock-control none --kernel-name regex:computeTiles --launch-skip 30 --launch-count 1 \
+            --section SpeedOfLight --section InstructionStats --section Occupancy --section WarpStateStats \
+            --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes --print-details all \
+            python3 -m benchmarks.martini_speed --data-dir "$data_dir" --systems 200k --routes narumi-table --seconds 0.3 \
+            --warmup 20 > "$out/ncu_martini.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini.txt)"
+        grep -E "Duration  |Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Stall (Long|Short) Scoreboard|Stall Wait " \
+            "$out/ncu_martini.txt" | head -n 20
     fi
     if wants rdf; then
         echo "== benchmark: RDF"
