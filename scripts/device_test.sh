@@ -28,7 +28,8 @@
 #   martini       benchmarks/martini_speed.py: the Martini bilayers (11k, 198k, 1.19M beads) with Martini's table against
 #                 OpenMM's GROMACS-exact route and the other routes ($MARTINI_ARGS: its options, e.g. "--systems 200k")
 #   ncu-martini   ncu on the pair kernel of the 198k-bead Martini bilayer with its type table (one launch, after 30):
-#                 throughput, stall reasons and the source lines where warps stall ($OUT/ncu_martini.txt)
+#                 throughput and stall reasons ($OUT/ncu_martini.txt), and per SASS instruction with its CUDA line the
+#                 executions and stall samples ($OUT/ncu_martini_source.csv.gz)
 # NCU_FORCES picks the forces of the ncu section (default "openmm narumi").
 # NARUMI_TEST_DEVICES (e.g. 0,1 on a machine with two GPUs; default 0,0, the one GPU listed twice) are the devices of
 # the multi-device tests, C++ and Python.
@@ -192,11 +193,17 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
         echo "== ncu: the pair kernel on the 198k-bead Martini bilayer"
         timeout 300 "$ncu_bin" --clock-control none --kernel-name regex:computeTiles --launch-skip 30 --launch-count 1 \
             --section SpeedOfLight --section InstructionStats --section Occupancy --section WarpStateStats \
-            --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes --print-details all \
+            --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes -f -o /tmp/ncu_martini \
             python3 -m benchmarks.martini_speed --data-dir "$data_dir" --systems 200k --routes narumi-table --seconds 0.3 \
-            --warmup 20 > "$out/ncu_martini.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini.txt)"
+            --warmup 20 > "$out/ncu_martini_run.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini_run.txt)"
+        "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --print-details all > "$out/ncu_martini.txt" 2>&1
+        # Per SASS instruction: executions and stall samples by reason, with the CUDA line of each (-lineinfo).
+        "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --page source --print-source cuda,sass --csv > /tmp/ncu_martini_source.csv 2>&1 ||
+            "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --page source --print-source sass --csv > /tmp/ncu_martini_source.csv 2>&1
+        gzip -c /tmp/ncu_martini_source.csv > "$out/ncu_martini_source.csv.gz"
         grep -E "Duration  |Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Stall (Long|Short) Scoreboard|Stall Wait " \
             "$out/ncu_martini.txt" | head -n 20
+        echo "source view: $(zcat "$out/ncu_martini_source.csv.gz" | wc -l) lines in $out/ncu_martini_source.csv.gz"
     fi
     if wants rdf; then
         echo "== benchmark: RDF"
