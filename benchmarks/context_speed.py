@@ -33,12 +33,17 @@ from benchmarks.reporting import gpu_names, write_report
 STEP_FS = 4.0
 
 
+def source_pdb(shape):
+    """The PDB of the data folder that a box of `shape` is made from."""
+    return "5dfr_solv-cube_equil.pdb" if shape == "openmm-cube" else "5dfr_minimized.pdb"
+
+
 def solvated(data_dir, shape, seed):
     """DHFR in a box of `shape` with 0.15 M NaCl, or OpenMM's own DHFR box ('openmm-cube'); None where the PDB is absent."""
     if shape == "openmm-cube":
         found = dhfr(data_dir)
         return None if found is None else found[1:]
-    path = os.path.join(data_dir, "5dfr_minimized.pdb")
+    path = os.path.join(data_dir, source_pdb(shape))
     if not os.path.exists(path):
         return None
     pdb = app.PDBFile(path)
@@ -100,7 +105,7 @@ def main():
     if not args.adaptive_seconds > 0:
         parser.error(f"--adaptive-seconds must be positive, not {args.adaptive_seconds}")
 
-    box_name = "OpenMM's DHFR box (5dfr_solv-cube_equil.pdb)" if args.shape == "openmm-cube" else f"DHFR {args.shape} 0.15 M NaCl"
+    box_name = f"OpenMM's DHFR box ({source_pdb(args.shape)})" if args.shape == "openmm-cube" else f"DHFR {args.shape} 0.15 M NaCl"
     lines = [f"Context speed, {box_name}, {STEP_FS:g} fs, {gpu_names() or 'no GPU'}, "
              f"{datetime.date.today()}, OpenMM {openmm.__version__}, openmmnarumi {openmmnarumi.__version__}", "",
              "| build | precision | timing | Context | OpenMM ns/day | Narumi ns/day | ratio | Narumi windows |",
@@ -109,7 +114,7 @@ def main():
     for build in range(args.first_build, args.first_build + args.builds):
         found = solvated(args.data_dir, args.shape, 2026 + build)
         if found is None:
-            print(f"skipped: {'5dfr_solv-cube_equil.pdb' if args.shape == 'openmm-cube' else '5dfr_minimized.pdb'} is not in {args.data_dir}")
+            print(f"skipped: {source_pdb(args.shape)} is not in {args.data_dir}")
             return 0
         topology, positions = found
         positions, box = relaxed_start(topology, positions)
