@@ -198,8 +198,7 @@ export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
             --warmup 20 > "$out/ncu_martini_run.txt" 2>&1 || echo "ncu on the Martini bilayer failed (see $out/ncu_martini_run.txt)"
         "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --print-details all > "$out/ncu_martini.txt" 2>&1
         # Per SASS instruction: executions and stall samples by reason, with the CUDA line of each (-lineinfo).
-        "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --page source --print-source cuda,sass --csv > /tmp/ncu_martini_source.csv 2>&1 ||
-            "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --page source --print-source sass --csv > /tmp/ncu_martini_source.csv 2>&1
+        "$ncu_bin" -i /tmp/ncu_martini.ncu-rep --page source --print-source cuda,sass --csv > /tmp/ncu_martini_source.csv 2>&1
         gzip -c /tmp/ncu_martini_source.csv > "$out/ncu_martini_source.csv.gz"
         grep -E "Duration  |Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Stall (Long|Short) Scoreboard|Stall Wait " \
             "$out/ncu_martini.txt" | head -n 20
