@@ -34,10 +34,11 @@ inline int blocksFor(long long threads) {
 
 /**
  * Thread blocks of THREADS_PER_BLOCK threads that the current GPU runs of KERNEL at once (its occupancy times the
- * multiprocessors), for kernels whose thread blocks take their work from a counter; cached per kernel, device and host
- * thread (OpenMM drives each device of a Context from its own thread).
+ * multiprocessors, with at most MAX_DYNAMIC_SHARED bytes of dynamic shared memory per block), for kernels whose thread
+ * blocks take their work from a counter; cached per kernel, device and host thread (OpenMM drives each device of a
+ * Context from its own thread).
  */
-template <auto KERNEL, int THREADS_PER_BLOCK>
+template <auto KERNEL, int THREADS_PER_BLOCK, size_t MAX_DYNAMIC_SHARED = 0>
 int fullWaveBlocks() {
     static thread_local int cachedDevice = -1, cachedBlocks = 0;
     int device;
@@ -45,7 +46,7 @@ int fullWaveBlocks() {
     if (device != cachedDevice) {
         int multiprocessors, blocksPerMultiprocessor;
         Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-        Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, KERNEL, THREADS_PER_BLOCK, 0),
+        Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, KERNEL, THREADS_PER_BLOCK, MAX_DYNAMIC_SHARED),
                           "reading the occupancy");
         cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
         cachedDevice = device;
