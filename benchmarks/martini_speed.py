@@ -54,6 +54,11 @@ def plain(*values):
     return stripped if len(stripped) > 1 else stripped[0]
 
 
+def has_data(data_dir):
+    """Whether data_dir holds the Martini bilayer that every size is made from."""
+    return os.path.exists(os.path.join(data_dir, "martini", "complex_lipid", "system.top"))
+
+
 def load(data_dir, size, work):
     """GromacsInputs of complex_lipid, tiled for '200k' and '1m' into work."""
     from openmmnarumi.gromacs import GromacsInputs
@@ -223,7 +228,7 @@ def main():
                      "must be positive, warmup not negative")
     if args.settings and args.platform != "CUDA":
         parser.error("--settings are NARUMI_DIAGNOSTICS values, which only the CUDA platform reads")
-    if not os.path.exists(os.path.join(args.data_dir, "martini", "complex_lipid", "system.top")):
+    if not has_data(args.data_dir):
         print(f"no Martini data in {args.data_dir}/martini: nothing to measure")
         return 0
     import openmmnarumi  # noqa: F401  (loads the plugins)

@@ -63,7 +63,7 @@ def main():
 
 def martini_stages(data_dir, sizes, steps):
     """Stage times of the table and per-particle routes of martini_speed on each bilayer, in turn, twice."""
-    if not os.path.exists(os.path.join(data_dir, "martini", "complex_lipid", "system.top")):
+    if not martini_speed.has_data(data_dir):
         print(f"no Martini data in {data_dir}/martini: nothing to measure")
         return 0
     with tempfile.TemporaryDirectory() as work:
