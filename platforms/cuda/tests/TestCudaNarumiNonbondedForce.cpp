@@ -135,6 +135,36 @@ TEST(CudaNarumiNonbondedForce, PartnerListsTooLongToSortMatchReference) {
     expectCudaMatchesReference(withFloatExactCharges(waterBox(cubicBox(6.5), 12)), continuousSettings(2.3));
 }
 
+/**
+ * TileSums computes a block with more partners than the search sorts on the overflow path, each group of 32 partner
+ * blocks by whichever warp takes it: once the list has grown (the first evaluation, with the first guess of its size,
+ * sends more blocks there, whose tiles then sum differently), every evaluation of every Context must give the same
+ * bits, and match Reference.
+ */
+TEST(CudaNarumiNonbondedForce, TileSumsOnTheOverflowPathRepeatTheirBitsAndMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = withFloatExactCharges(waterBox(cubicBox(6.5), 12));
+    Narumi* force = makeNarumiForce(water, continuousSettings(2.3));
+    force->setAccumulationMethod(Narumi::TileSums);
+    auto system = makeSystem(water, {force});
+    EnergyAndForces reference = evaluate(*system, water.positions, "Reference");
+    VerletIntegrator integrator1(0.001), integrator2(0.001);
+    Context context1(*system, integrator1, Platform::getPlatformByName("CUDA"));
+    Context context2(*system, integrator2, Platform::getPlatformByName("CUDA"));
+    context1.setPositions(water.positions);
+    context2.setPositions(water.positions);
+    energyAndForces(context1);
+    energyAndForces(context2);
+    EnergyAndForces first = energyAndForces(context1), second = energyAndForces(context1), other = energyAndForces(context2);
+    EXPECT_EQ(differingComponents(first, second), 0) << "two evaluations of one Context";
+    EXPECT_EQ(differingComponents(first, other), 0) << "two Contexts";
+    EXPECT_EQ(first.energy, second.energy);
+    EXPECT_EQ(first.energy, other.energy);
+    EXPECT_TRUE(agree(first, reference, 1e-5));
+    cout << "[ accuracy ] TileSums on the overflow path: relative energy error " << fabs(first.energy - reference.energy) / fabs(reference.energy)
+         << ", relative RMS force error " << relativeRmsDifference(first.forces, reference.forces) << endl;
+}
+
 TEST(CudaNarumiNonbondedForce, TriclinicBoxesMatchReference) {
     SKIP_WITHOUT_CUDA();
     const double d = 4.0;

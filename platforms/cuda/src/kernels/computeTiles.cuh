@@ -36,6 +36,11 @@ namespace {
 constexpr int SHARED_TABLE_CLASSES = 32;
 extern __shared__ float2 sharedLennardJonesTable[];
 
+/** Bytes of the shared copy of a table of `classes` classes. */
+__host__ __device__ constexpr size_t sharedTableBytes(int classes) {
+    return (size_t) classes * classes * sizeof(float2);
+}
+
 template <bool TABLE, class Real>
 __host__ __device__ inline bool tableInSharedMemory(const NarumiNonbondedData& d) {
     return TABLE && std::is_same<Real, float>::value && d.numTableClasses <= SHARED_TABLE_CLASSES;
@@ -356,24 +361,26 @@ __device__ int blockOfTile(const NarumiNonbondedData& d, int t) {
 }
 
 /**
- * A block whose tiles did not all fit into the list, computed whole by one warp: against itself and every later block
- * near it (the same half-list rule as the list, on the current bounds with the list's padded cutoff).
+ * Part of a block I whose tiles did not all fit into the list: I's tiles against the blocks [first, first + 32) near
+ * it (the list's half-list rule, on the current bounds with the list's padded cutoff).  Each such group is a task of
+ * its own for any warp: computed whole by one warp, an overflowed block took that warp the time of all its tiles in a
+ * row, longer than the whole kernel, in every evaluation until the host had grown the list.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
-__device__ void accumulateOverflowBlock(const NarumiNonbondedData& d, int blockI, AtomSums<Accumulator>& atom, Accumulator& energy,
+__device__ void accumulateOverflowGroup(const NarumiNonbondedData& d, int blockI, int first, AtomSums<Accumulator>& atom, Accumulator& energy,
                                         TileStage<Accumulator, TABLE>& stage, int& errors) {
     const int lane = threadIdx.x % 32;
+    int blockJ = first + lane;
+    unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
+    if (mask == 0)
+        return;
     atom.template load<TABLE>(d, blockI * 32 + lane);
-    for (int first = blockI - blockI % 32; first < d.numBlocks; first += 32) {
-        int blockJ = first + lane;
-        unsigned int mask = __ballot_sync(FULL_MASK, blockJ >= blockI && blockJ < d.numBlocks && blocksInteract(d, blockI, blockJ));
-        while (mask != 0) {
-            int tileBlock = first + __ffs(mask) - 1;
-            mask &= mask - 1;
-            int slot = tileBlock * 32 + lane;
-            accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI, atom,
-                                                                               energy, stage, errors);
-        }
+    while (mask != 0) {
+        int tileBlock = first + __ffs(mask) - 1;
+        mask &= mask - 1;
+        int slot = tileBlock * 32 + lane;
+        accumulateTile<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, slot < d.numAtoms ? slot : -1, tileBlock == blockI, atom, energy,
+                                                                           stage, errors);
     }
     atom.flush(d);
 }
@@ -414,8 +421,8 @@ constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
  * one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point methods, whose sums
  * depend on their order (the accuracy study compares them run for run), give each warp one contiguous run fixed in
  * advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share out the blocks the list had no
- * room for (none once the host has grown it: no launch of their own).  One copy per Coulomb form and switching
- * (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ * room for, in groups of 32 partner blocks (none once the host has grown it: no launch of their own).  One copy per
+ * Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
 __device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d) {
@@ -425,7 +432,9 @@ __device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d
     int warp = blockIdx.x * WARPS_PER_BLOCK + warpInBlock, numWarps = gridDim.x * WARPS_PER_BLOCK;
     // This device's share: the tiles of blocks [shareBlockBegin, shareBlockEnd), contiguous in the list.
     int firstTile = d.tileOffsets[d.shareBlockBegin], numTiles = d.tileOffsets[d.shareBlockEnd] - firstTile;
-    int numOverflowBlocks = d.status->overflowListCount;
+    // The overflowed blocks' tasks: each block against each group of 32 blocks (accumulateOverflowGroup).
+    const int numGroups = (d.numBlocks + 31) / 32;
+    const long long numOverflowTasks = (long long) d.status->overflowListCount * numGroups;
     AtomSums<Accumulator> atom;
     Accumulator energy;
     energy.zero();
@@ -446,21 +455,22 @@ __device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d
             accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, begin, min(begin + tilesPerChunk, firstTile + numTiles),
                                                                                   atom, energy, stages[warpInBlock], errors);
         }
-        if (!tookAny && warp >= numOverflowBlocks)
+        if (!tookAny && warp >= numOverflowTasks)
             return;  // uniform across the warp: nothing to add
     }
     else {
         int perWarp = (numTiles + numWarps - 1) / numWarps;
         int begin = firstTile + warp * perWarp, end = firstTile + min(warp * perWarp + perWarp, numTiles);
-        if (begin >= end && warp >= numOverflowBlocks)
+        if (begin >= end && warp >= numOverflowTasks)
             return;  // uniform across the warp
         if (begin < end)
             accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, begin, end, atom, energy, stages[warpInBlock], errors);
     }
-    for (int k = warp; k < numOverflowBlocks; k += numWarps) {
-        int blockI = d.overflowBlocks[k];
-        if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd)
-            accumulateOverflowBlock<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, blockI, atom, energy, stages[warpInBlock], errors);
+    for (long long task = warp; task < numOverflowTasks; task += numWarps) {
+        int blockI = d.overflowBlocks[task / numGroups], group = (int) (task % numGroups);
+        if (blockI >= d.shareBlockBegin && blockI < d.shareBlockEnd && group >= blockI / 32)
+            accumulateOverflowGroup<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, blockI, 32 * group, atom, energy, stages[warpInBlock],
+                                                                                      errors);
     }
     if (computeEnergy)
         energy.flushEnergy(d.sums);
@@ -491,16 +501,24 @@ constexpr auto tileKernel() {
         return computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>;
 }
 
+/**
+ * One full wave of the pair kernel of switching SWITCH, sized for the largest shared table (so that the grid does not
+ * depend on the table) and launched with this one's.
+ */
+template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
+void launchTileKernel(const NarumiNonbondedData& d, cudaStream_t stream) {
+    constexpr auto kernel = tileKernel<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>();
+    constexpr size_t mostTableBytes = TABLE ? sharedTableBytes(SHARED_TABLE_CLASSES) : 0;
+    size_t tableBytes = tableInSharedMemory<TABLE, typename Accumulator::Real>(d) ? sharedTableBytes(d.numTableClasses) : 0;
+    kernel<<<fullWaveBlocks<kernel, THREADS, mostTableBytes>(), THREADS, tableBytes, stream>>>(d);
+}
+
 template <class Accumulator, bool computeEnergy, int COULOMB, bool TABLE>
 void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
-    constexpr auto switched = tileKernel<Accumulator, computeEnergy, COULOMB, 1, TABLE>();
-    constexpr auto unswitched = tileKernel<Accumulator, computeEnergy, COULOMB, 0, TABLE>();
-    constexpr size_t maxTableBytes = TABLE ? SHARED_TABLE_CLASSES * SHARED_TABLE_CLASSES * sizeof(float2) : 0;
-    size_t tableBytes = tableInSharedMemory<TABLE, typename Accumulator::Real>(d) ? d.numTableClasses * d.numTableClasses * sizeof(float2) : 0;
     if (d.pair.useSwitch)
-        switched<<<fullWaveBlocks<switched, THREADS, maxTableBytes>(), THREADS, tableBytes, stream>>>(d);
+        launchTileKernel<Accumulator, computeEnergy, COULOMB, 1, TABLE>(d, stream);
     else
-        unswitched<<<fullWaveBlocks<unswitched, THREADS, maxTableBytes>(), THREADS, tableBytes, stream>>>(d);
+        launchTileKernel<Accumulator, computeEnergy, COULOMB, 0, TABLE>(d, stream);
 }
 
 /** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */
