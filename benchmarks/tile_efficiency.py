@@ -32,6 +32,11 @@ steps executed per tile, and the shared-memory wavefronts per tile of both sched
 slower on an H100: docs/benchmarks.md, "Design decisions"); and the steps of matched steps (matched_steps: each pair
 inside the cutoff given the first step free for its lane and its partner; a kernel built on it was 3% slower on an
 H200 on the Martini bilayers: docs/cuda-design.md, "Tried and dropped" (g)).
+--single-pairs N... models single pairs, OpenMM's scheme beside the kernel's list: a partner within the list's cutoff of
+at most N of the block's atoms listed as those pairs instead of in a tile; per N it prints the cross tiles
+per block, the rotation steps executed per tile (distance-class order), and the single pairs per block and the share of
+them inside the cutoff (N 0: none, the list without single pairs).  A kernel built on it (N 3) gave the same bits and
+was no faster on an H200 (docs/cuda-design.md, "Tried and dropped" (n)).
 """
 import argparse
 import os
@@ -276,6 +281,43 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
     return orders_result, (two_atoms[0] / tiles, two_atoms[1] / tiles, tiles), (matched[0] / tiles, matched[1] / tiles)
 
 
+def single_pair_statistics(positions, box, order, cutoff, skin, limits):
+    """Per limit N: cross tiles, rotation steps executed and single pairs listed (and inside the cutoff) when every
+    partner within the list's cutoff (cutoff + skin) of at most N of the block's atoms is listed as single pairs."""
+    from scipy.spatial import cKDTree
+    p = positions[order]
+    n = len(p)
+    tree = cKDTree(p, boxsize=box)
+    lanes = np.arange(32)
+    partner_lane = (lanes[:, None] + lanes[None, :]) % 32
+    list_cutoff2 = (cutoff + skin) ** 2
+    totals = {limit: [0, 0, 0, 0] for limit in limits}  # tiles, steps executed, single pairs, single pairs inside
+    for b in range((n + 31) // 32):
+        mine = p[b * 32:(b + 1) * 32]
+        within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
+        partners = within[within // 32 > b]
+        if len(partners) == 0:
+            continue
+        d = mine[:, None, :] - p[partners][None, :, :]
+        d -= np.round(d / box) * box
+        d2 = (d ** 2).sum(-1)
+        near_atoms = (d2 < list_cutoff2).sum(0)
+        distance_class = np.minimum((d2.min(0) / list_cutoff2 * 16).astype(int), 15)
+        for limit, total in totals.items():
+            single = near_atoms <= limit
+            total[2] += int(near_atoms[single].sum())
+            total[3] += int((d2[:, single] < cutoff ** 2).sum())
+            kept = np.flatnonzero(~single)
+            ordered = kept[np.lexsort((partners[kept], distance_class[kept]))]
+            for t in range(0, len(ordered), 32):
+                inside = np.zeros((32, 32), bool)
+                tile = d2[:, ordered[t:t + 32]] < cutoff ** 2
+                inside[:len(mine), :tile.shape[1]] = tile
+                total[0] += 1
+                total[1] += int(inside[lanes[:, None], partner_lane].any(0).sum())
+    return totals
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
@@ -285,6 +327,8 @@ def main():
     parser.add_argument("--skin", type=float, default=None,
                         help="the list's buffer in nm (default 0 for --clusters, 0.1 for --partner-orders)")
     parser.add_argument("--partner-orders", action="store_true", help="steps the pair kernel's rotation executes per tile")
+    parser.add_argument("--single-pairs", type=int, nargs="*", default=[],
+                        help="model single pairs for partners near at most N of a block's atoms, e.g. 0 2 3 4")
     parser.add_argument("--water-atoms", type=int, default=None, help="model a cubic water box of about this many atoms")
     parser.add_argument("--gro", default=None,
                         help="model the atoms of this GROMACS .gro file (rectangular box); the model's Hilbert order "
@@ -328,6 +372,17 @@ def main():
     for group in args.sphere_groups:
         print(f"Hilbert, atom filter by bounding spheres of {group} atoms: "
               f"{sphere_filtered_tiles(positions, box, hilbert, args.cutoff, group):.2f} tiles per block")
+    if args.single_pairs:
+        skin = args.skin if args.skin is not None else 0.1
+        blocks = (len(positions) + 31) // 32
+        print(f"\nSingle pairs (Hilbert order, skin {skin:g} nm, {blocks} blocks):")
+        print("| partners near at most N atoms of a block listed as pairs | cross tiles per block | steps executed per tile "
+              "(of 32) | single pairs per block | inside the cutoff |")
+        print("| --- | --- | --- | --- | --- |")
+        totals = single_pair_statistics(positions, box, hilbert, args.cutoff, skin, sorted(args.single_pairs))
+        for limit, (tiles, steps, pairs, inside) in totals.items():
+            print(f"| {limit} | {tiles / blocks:.2f} | {steps / max(tiles, 1):.1f} | {pairs / blocks:.1f} | "
+                  f"{inside / max(pairs, 1):.0%} |")
     if args.partner_orders:
         skin = args.skin if args.skin is not None else 0.1
         print(f"\nThe pair kernel's rotation over the kernel's list (Hilbert order, skin {skin:g} nm):")
