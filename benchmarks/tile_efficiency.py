@@ -228,30 +228,47 @@ def matched_steps(inside):
     return union.bit_length()
 
 
-def rotation_steps(positions, box, order, cutoff, skin, seed=1):
-    """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them; and for
-    the distance-class order, the sub-steps and partner steps executed per tile by two_atoms_per_lane_steps."""
+def block_partners(positions, box, order, list_cutoff):
+    """For each block of 32 atoms (in `order`) with partners: its atoms, its partners (the atoms of later blocks within
+    list_cutoff of one of its atoms, in slot order) and their squared distances [atom of the block, partner]."""
     from scipy.spatial import cKDTree
     p = positions[order]
-    n = len(p)
     tree = cKDTree(p, boxsize=box)
-    lanes = np.arange(32)
-    partner_lane = (lanes[:, None] + lanes[None, :]) % 32  # [i, k]: lane i's partner at step k
-    rng = np.random.default_rng(seed)
-    totals = {}
-    matched = [0, 0]  # matched steps over the distance-class tiles, and tiles that need more than 32
-    two_atoms = [0, 0]  # sub-steps and partner steps executed, two_atoms_per_lane_steps over the distance-class tiles
-    for b in range((n + 31) // 32):
+    for b in range((len(p) + 31) // 32):
         mine = p[b * 32:(b + 1) * 32]
-        within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
+        within = np.unique(np.concatenate(tree.query_ball_point(mine, list_cutoff)).astype(np.int64))
         partners = within[within // 32 > b]  # in slot order (np.unique sorts)
         if len(partners) == 0:
             continue
         d = mine[:, None, :] - p[partners][None, :, :]
         d -= np.round(d / box) * box
-        d2 = (d ** 2).sum(-1)  # [i, partner]
-        nearest = d2.min(0)
-        by_class = np.lexsort((partners, np.minimum((nearest / (cutoff + skin) ** 2 * 16).astype(int), 15)))
+        yield mine, partners, (d ** 2).sum(-1)
+
+
+def distance_class_order(partners, d2, list_cutoff):
+    """The partners' order of findNeighbors.cu: by distance class (the squared distance to the nearest atom of the
+    block in 16 classes of the list's cutoff squared), then by slot."""
+    return np.lexsort((partners, np.minimum((d2.min(0) / list_cutoff ** 2 * 16).astype(int), 15)))
+
+
+LANES = np.arange(32)
+PARTNER_LANE = (LANES[:, None] + LANES[None, :]) % 32  # [i, k]: lane i's partner at step k
+
+
+def rotation_pairs(inside):
+    """A cross tile's pairs inside the cutoff (inside: [lane, partner slot]) by rotation step: [lane i, step k]."""
+    return inside[LANES[:, None], PARTNER_LANE]
+
+
+def rotation_steps(positions, box, order, cutoff, skin, seed=1):
+    """Per partner order: rotation steps executed per cross tile of the kernel's list, and lanes busy in them; and for
+    the distance-class order, the sub-steps and partner steps executed per tile by two_atoms_per_lane_steps."""
+    rng = np.random.default_rng(seed)
+    totals = {}
+    matched = [0, 0]  # matched steps over the distance-class tiles, and tiles that need more than 32
+    two_atoms = [0, 0]  # sub-steps and partner steps executed, two_atoms_per_lane_steps over the distance-class tiles
+    for mine, partners, d2 in block_partners(positions, box, order, cutoff + skin):
+        by_class = distance_class_order(partners, d2, cutoff + skin)
         # name: (the partners' order, packed 32 to a tile; the slots of a tile's partners)
         orders = {"slot": (np.arange(len(partners)), slots_in_order),
                   "random": (rng.permutation(len(partners)), slots_in_order),
@@ -265,7 +282,7 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
                 tile = d2[:, o[t:t + 32]] < cutoff ** 2  # [lane, partner]
                 inside = np.zeros((32, 32), bool)
                 inside[:len(mine), place(tile)] = tile
-                steps = inside[lanes[:, None], partner_lane]  # [i, k]
+                steps = rotation_pairs(inside)
                 total[0] += int(steps.any(0).sum())
                 total[1] += int(steps.sum())
                 total[2] += 1
@@ -284,37 +301,21 @@ def rotation_steps(positions, box, order, cutoff, skin, seed=1):
 def single_pair_statistics(positions, box, order, cutoff, skin, limits):
     """Per limit N: cross tiles, rotation steps executed and single pairs listed (and inside the cutoff) when every
     partner within the list's cutoff (cutoff + skin) of at most N of the block's atoms is listed as single pairs."""
-    from scipy.spatial import cKDTree
-    p = positions[order]
-    n = len(p)
-    tree = cKDTree(p, boxsize=box)
-    lanes = np.arange(32)
-    partner_lane = (lanes[:, None] + lanes[None, :]) % 32
-    list_cutoff2 = (cutoff + skin) ** 2
     totals = {limit: [0, 0, 0, 0] for limit in limits}  # tiles, steps executed, single pairs, single pairs inside
-    for b in range((n + 31) // 32):
-        mine = p[b * 32:(b + 1) * 32]
-        within = np.unique(np.concatenate(tree.query_ball_point(mine, cutoff + skin)).astype(np.int64))
-        partners = within[within // 32 > b]
-        if len(partners) == 0:
-            continue
-        d = mine[:, None, :] - p[partners][None, :, :]
-        d -= np.round(d / box) * box
-        d2 = (d ** 2).sum(-1)
-        near_atoms = (d2 < list_cutoff2).sum(0)
-        distance_class = np.minimum((d2.min(0) / list_cutoff2 * 16).astype(int), 15)
+    for mine, partners, d2 in block_partners(positions, box, order, cutoff + skin):
+        near_atoms = (d2 < (cutoff + skin) ** 2).sum(0)
         for limit, total in totals.items():
             single = near_atoms <= limit
             total[2] += int(near_atoms[single].sum())
             total[3] += int((d2[:, single] < cutoff ** 2).sum())
             kept = np.flatnonzero(~single)
-            ordered = kept[np.lexsort((partners[kept], distance_class[kept]))]
+            ordered = kept[distance_class_order(partners[kept], d2[:, kept], cutoff + skin)]
             for t in range(0, len(ordered), 32):
                 inside = np.zeros((32, 32), bool)
                 tile = d2[:, ordered[t:t + 32]] < cutoff ** 2
                 inside[:len(mine), :tile.shape[1]] = tile
                 total[0] += 1
-                total[1] += int(inside[lanes[:, None], partner_lane].any(0).sum())
+                total[1] += int(rotation_pairs(inside).any(0).sum())
     return totals
 
 
