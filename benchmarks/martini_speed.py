@@ -26,7 +26,8 @@ narumi-particle; no-nonbonded against openmm-exact, the most that any nonbonded 
 --rounds N keeps every route's Context of a system and times them in turn N times (each --seconds), so that a slow
 spell of the GPU falls on all routes alike; the table gives each route's median (min-max in brackets) and the output every round.
 --settings S... adds, for each NARUMI_DIAGNOSTICS value S (e.g. list-skin=0.2), the narumi-table route with its
-Context made under S, timed in turn with the others, and the ratio of narumi-table to it.
+Context made under S, timed in turn with the others, and the ratio of narumi-table to it; --setting-routes R... times
+those routes under each S instead (narumi-table and narumi-particle: also their ratio under S).
 """
 import argparse
 import datetime
@@ -220,6 +221,8 @@ def main():
                         help="times each route's Context in turn this many times; the table gives medians (default 1)")
     parser.add_argument("--settings", nargs="*", default=[],
                         help="NARUMI_DIAGNOSTICS values, each timed as one more narumi-table route (CUDA)")
+    parser.add_argument("--setting-routes", nargs="+", default=["narumi-table"], choices=("narumi-table", "narumi-particle"),
+                        help="the routes timed under each of --settings (default narumi-table)")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args()
@@ -236,8 +239,9 @@ def main():
         if (message := refusal(setting)) is not None:
             parser.error(f"--settings {setting}: {message}")
     # (column, route, NARUMI_DIAGNOSTICS) of each timed Context
-    columns = [(route, route, None) for route in args.routes] + [(f"narumi-table [{setting}]", "narumi-table", setting)
-                                                                 for setting in args.settings]
+    columns = [(route, route, None) for route in args.routes] + [(f"{route} [{setting}]", route, setting)
+                                                                 for setting in args.settings for route in args.setting_routes]
+    both = "narumi-particle" in args.setting_routes and "narumi-table" in args.setting_routes
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python3 -m benchmarks.martini_speed " + " ".join(sys.argv[1:])
     precision = args.precision if args.platform in ("CUDA", "OpenCL") else None
@@ -247,8 +251,9 @@ def main():
              f"{args.step_fs:g} fs, {started}" + (f", medians of {args.rounds} rounds in turn, min-max in brackets" if args.rounds > 1 else "") + ":", "",
              "| system | beads | " + " | ".join(f"{column} (ns/day)" for column, _, _ in columns) +
              " | table / exact | table / native | table / particle | no-nonbonded / exact |" +
-             "".join(f" table / [{setting}] |" for setting in args.settings),
-             "| --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- | --- | --- |" + " --- |" * len(args.settings)]
+             "".join(f" table / [{setting}] |" + (f" [{setting}] table / particle |" if both else "") for setting in args.settings),
+             "| --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- | --- | --- |" +
+             " --- |" * (len(args.settings) * (2 if both else 1))]
     measurements = []
     with tempfile.TemporaryDirectory() as work:
         for size in args.systems:
@@ -281,7 +286,9 @@ def main():
                                                                if args.rounds > 1 else "") for column, _, _ in columns) +
                          f" | {ratio('openmm-exact')} | {ratio('openmm-native')} | {ratio('narumi-particle')} |"
                          f" {ratio('openmm-exact', 'no-nonbonded')} |" +
-                         "".join(f" {ratio(f'narumi-table [{setting}]')} |" for setting in args.settings))
+                         "".join(f" {ratio(f'narumi-table [{setting}]')} |" +
+                                 (f" {ratio(f'narumi-particle [{setting}]', f'narumi-table [{setting}]')} |" if both else "")
+                                 for setting in args.settings))
             measurements.append({"system": size, "beads": inputs.system.getNumParticles(), "ns_per_day": speeds,
                                  "ns_per_day_rounds": rounds, "first_frame_energy": energies})
     write_report(lines, args.markdown, args.json, {"command": command, "gpu": device, "date": started,

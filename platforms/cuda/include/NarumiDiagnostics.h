@@ -42,6 +42,8 @@ struct NarumiDiagnostics {
     std::optional<bool> sortAlongCubes;
     /** accumulation=TakahashiIitaka|Nitadori|ModifiedNitadori: the paper's methods C-E instead of the force's method. */
     std::optional<NarumiAccumulation> accumulation;
+    /** shared-carveout=0..100: the preferred shared-memory carveout (percent) of every kernel of the force; else the driver's. */
+    std::optional<int> sharedCarveout;
 
     /**
      * The settings of a NARUMI_DIAGNOSTICS value ("" or blanks: none).  An unknown name, a bad value, a setting given

@@ -5,6 +5,7 @@
 
 #include "NarumiCommon/CudaError.h"
 #include <algorithm>
+#include <atomic>
 #include <cuda_runtime.h>
 
 namespace OpenMMNarumi {
@@ -52,6 +53,25 @@ int fullWaveBlocks() {
         cachedDevice = device;
     }
     return cachedBlocks;
+}
+
+/** Whether any Context of this process has set a kernel's shared-memory carveout (the diagnostic shared-carveout). */
+inline std::atomic<bool>& sharedCarveoutEverSet() {
+    static std::atomic<bool> everSet{false};
+    return everSet;
+}
+
+/**
+ * KERNEL's preferred shared-memory carveout for this launch: percent, or the driver's choice (-1).  The attribute
+ * belongs to the function, not the Context, so once any Context has set one every launch sets its own again.
+ */
+template <class Kernel>
+void preferSharedCarveout(Kernel kernel, int percent) {
+    if (percent >= 0)
+        sharedCarveoutEverSet() = true;
+    else if (!sharedCarveoutEverSet())
+        return;
+    Common::checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "setting the shared-memory carveout");
 }
 
 } // namespace OpenMMNarumi

@@ -292,6 +292,7 @@ void CudaCalcNarumiNonbondedForceKernel::applySpeedSettings() {
     data.searchWarps = diagnostics.searchWarps.value_or(0);  // 0: chosen from the list's size at each launch
     data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
     data.narumiSumsInDouble = diagnostics.sumsInDouble.value_or(deviceSettings.narumiSumsInDouble) ? 1 : 0;
+    data.sharedCarveout = diagnostics.sharedCarveout.value_or(-1);
 }
 
 void CudaCalcNarumiNonbondedForceKernel::allocateParameters(const System& system, const NarumiNonbondedForce& force) {

@@ -115,6 +115,18 @@ const Setting SETTINGS[] = {
                  if (method == *d.accumulation)
                      return std::string(name);
          return std::nullopt;
+     }},
+    {"shared-carveout", "0..100 (percent)", false,
+     [](NarumiDiagnostics& d, const std::string& v) {
+         char* end = nullptr;
+         long percent = std::strtol(v.c_str(), &end, 10);
+         if (v.empty() || *end != '\0' || percent < 0 || percent > 100)
+             return false;
+         d.sharedCarveout = (int) percent;
+         return true;
+     },
+     [](const NarumiDiagnostics& d) -> std::optional<std::string> {
+         return d.sharedCarveout ? std::optional<std::string>(std::to_string(*d.sharedCarveout)) : std::nullopt;
      }}};
 
 std::string trimmed(const std::string& text) {

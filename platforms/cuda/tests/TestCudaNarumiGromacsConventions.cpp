@@ -61,6 +61,27 @@ TEST(CudaNarumiGromacsConventions, EachConventionAndAllTogetherMatchTheOracle) {
         }
 }
 
+/**
+ * The type table's pair kernel (its table copied into shared memory) in every shared-memory carveout (the diagnostic
+ * shared-carveout) gives the bits of the driver's choice, and so does a Context made afterwards without the setting.
+ */
+TEST(CudaNarumiGromacsConventions, SharedCarveoutGivesTheTablesBits) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem solvated = solvatedMoleculeInCube();
+    TypeTable table = solvatedMoleculeTypes(solvated);
+    auto system = makeSystem(solvated, {makeConventionsForce(solvated, periodicReactionField(1.0, INFINITE), table, conventionCases().back().second)});
+    EnergyAndForces byDefault = evaluateOnCuda(*system, solvated.positions, "mixed");
+    for (const char* settings : {"shared-carveout=0", "shared-carveout=40", "shared-carveout=100", ""}) {
+        EnergyAndForces carved;
+        {
+            DiagnosticsSetting setting(settings);
+            carved = evaluateOnCuda(*system, solvated.positions, "mixed");
+        }
+        EXPECT_EQ(carved.energy, byDefault.energy) << "'" << settings << "'";
+        EXPECT_EQ(differingComponents(carved, byDefault), 0) << "'" << settings << "'";
+    }
+}
+
 /** The solvated molecule with its type table and a force of the conventions, for the update tests. */
 struct UpdateCase {
     TestSystem solvated = solvatedMoleculeInCube();

@@ -639,6 +639,36 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 }
 
 /**
+ * The shared-memory carveout (the diagnostic shared-carveout) changes where the kernels run, never what they add: the
+ * same bits with the most L1, a middle split and the most shared memory as with the driver's choice; and a Context
+ * made afterwards without the setting (which must set the driver's choice again, the attribute being the kernel's, not
+ * the Context's) gives them too.  (The type table's kernel: TestCudaNarumiGromacsConventions.cpp.)
+ */
+TEST(CudaNarumiNonbondedForce, SharedCarveoutGivesTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = waterBoxOfAtoms(20000, 91);
+    auto system = periodicSystemWith(water, Narumi::Narumi);
+    VerletIntegrator firstIntegrator(0.001);
+    auto first = cudaContextWith(*system, firstIntegrator, "");
+    first->setPositions(water.positions);
+    EnergyAndForces byDefault = energyAndForces(*first);
+    for (const char* percent : {"0", "40", "100"}) {
+        VerletIntegrator integrator(0.001);
+        auto context = cudaContextWith(*system, integrator, string("shared-carveout=") + percent);
+        context->setPositions(water.positions);
+        EnergyAndForces carved = energyAndForces(*context);
+        EXPECT_EQ(carved.energy, byDefault.energy) << "shared-carveout=" << percent;
+        EXPECT_EQ(differingComponents(carved, byDefault), 0) << "shared-carveout=" << percent;
+    }
+    VerletIntegrator lastIntegrator(0.001);
+    auto last = cudaContextWith(*system, lastIntegrator, "");
+    last->setPositions(water.positions);
+    EnergyAndForces again = energyAndForces(*last);
+    EXPECT_EQ(again.energy, byDefault.energy);
+    EXPECT_EQ(differingComponents(again, byDefault), 0);
+}
+
+/**
  * The sort along the curve of cubes (the default for periodic boxes) puts atoms into other slots than the curve over
  * each edge's fractions (sort-curve=edges), and the exact sums must not care: the same bits on a flat 8 x 6 x 2.5 nm
  * water box (3 x 2 x 1 cubes) and a solvated molecule in a cube (one cube: the same keys, so the same number of tiles).  In

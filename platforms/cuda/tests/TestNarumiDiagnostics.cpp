@@ -30,7 +30,7 @@ string refusal(const string& settings) {
 }
 
 const std::vector<string> EVERY_SETTING = {"profile-stages", "list-skin", "tile-chunks", "search-warps", "sums-in-double",
-                                           "exclusion-stream", "device-class", "sort-curve", "accumulation"};
+                                           "exclusion-stream", "device-class", "sort-curve", "accumulation", "shared-carveout"};
 
 } // namespace
 
@@ -40,7 +40,7 @@ TEST(NarumiDiagnostics, UnsetOrEmptyIsTheProductionPath) {
         EXPECT_FALSE(none.any()) << "'" << settings << "'";
         EXPECT_EQ(none.describe(), "");
         EXPECT_FALSE(none.profileStages || none.listSkin || none.tileChunks || none.searchWarps || none.sumsInDouble ||
-                     none.exclusionStream || none.deviceClass || none.accumulation);
+                     none.exclusionStream || none.deviceClass || none.accumulation || none.sharedCarveout);
     }
     DiagnosticsSetting unset("");
     EXPECT_FALSE(NarumiDiagnostics::fromEnvironment().any());
@@ -51,7 +51,7 @@ TEST(NarumiDiagnostics, UnsetOrEmptyIsTheProductionPath) {
 TEST(NarumiDiagnostics, EverySettingIsRead) {
     NarumiDiagnostics d = NarumiDiagnostics::parse("profile-stages,list-skin=0.14,tile-chunks=off,search-warps=8,"
                                                    "sums-in-double=on,exclusion-stream=off,device-class=float-rate,"
-                                                   "sort-curve=cubes,accumulation=Nitadori");
+                                                   "sort-curve=cubes,accumulation=Nitadori,shared-carveout=40");
     EXPECT_EQ(d.profileStages, true);
     EXPECT_EQ(d.listSkin, 0.14);
     EXPECT_EQ(d.tileChunks, false);
@@ -61,9 +61,11 @@ TEST(NarumiDiagnostics, EverySettingIsRead) {
     EXPECT_EQ(d.deviceClass, NarumiDeviceClass::FloatRate);
     EXPECT_EQ(d.sortAlongCubes, true);
     EXPECT_EQ(d.accumulation, NarumiAccumulation::Nitadori);
+    EXPECT_EQ(d.sharedCarveout, 40);
     EXPECT_TRUE(d.any());
     EXPECT_EQ(d.describe(), "profile-stages=on,list-skin=0.14,tile-chunks=off,search-warps=8,sums-in-double=on,"
-                            "exclusion-stream=off,device-class=float-rate,sort-curve=cubes,accumulation=Nitadori");
+                            "exclusion-stream=off,device-class=float-rate,sort-curve=cubes,accumulation=Nitadori,"
+                            "shared-carveout=40");
 }
 
 TEST(NarumiDiagnostics, EachValueOfEachSetting) {
@@ -79,6 +81,8 @@ TEST(NarumiDiagnostics, EachValueOfEachSetting) {
     EXPECT_EQ(NarumiDiagnostics::parse("sort-curve=edges").sortAlongCubes, false);
     EXPECT_EQ(NarumiDiagnostics::parse("accumulation=TakahashiIitaka").accumulation, NarumiAccumulation::TakahashiIitaka);
     EXPECT_EQ(NarumiDiagnostics::parse("accumulation=ModifiedNitadori").accumulation, NarumiAccumulation::ModifiedNitadori);
+    EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=0").sharedCarveout, 0);
+    EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=100").sharedCarveout, 100);
     // A setting given at its default value is still a diagnostic given: the Context says so.
     EXPECT_TRUE(NarumiDiagnostics::parse("exclusion-stream=on").any());
     // Blanks around the settings, names and values are allowed; the order of the settings is free.
@@ -125,6 +129,10 @@ TEST(NarumiDiagnostics, BadSettingsAreClearErrors) {
         {"accumulation=Narumi", "accumulation takes TakahashiIitaka|Nitadori|ModifiedNitadori, not 'Narumi'"},
         {"accumulation=nitadori", "not 'nitadori'"},
         {"accumulation", "accumulation needs a value"},
+        {"shared-carveout=101", "shared-carveout takes 0..100 (percent), not '101'"},
+        {"shared-carveout=-1", "not '-1'"},
+        {"shared-carveout=40%", "not '40%'"},
+        {"shared-carveout", "shared-carveout needs a value"},
         {"list-skin=0.1,list-skin=0.14", "list-skin is given twice"},
         {"profile-stages,,list-skin=0", "an empty setting"},
         {"profile-stages,", "an empty setting"},

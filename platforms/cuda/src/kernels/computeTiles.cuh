@@ -510,6 +510,7 @@ void launchTileKernel(const NarumiNonbondedData& d, cudaStream_t stream) {
     constexpr auto kernel = tileKernel<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>();
     constexpr size_t mostTableBytes = TABLE ? sharedTableBytes(SHARED_TABLE_CLASSES) : 0;
     size_t tableBytes = tableInSharedMemory<TABLE, typename Accumulator::Real>(d) ? sharedTableBytes(d.numTableClasses) : 0;
+    preferSharedCarveout(kernel, d.sharedCarveout);
     kernel<<<fullWaveBlocks<kernel, THREADS, mostTableBytes>(), THREADS, tableBytes, stream>>>(d);
 }
 

@@ -119,10 +119,14 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
 
 template <class Accumulator, class PosT>
 void launchCorrectExceptions(const NarumiNonbondedData& d, bool includeEnergy, cudaStream_t stream) {
-    if (includeEnergy)
+    if (includeEnergy) {
+        preferSharedCarveout(correctExceptions<Accumulator, PosT, true>, d.sharedCarveout);
         correctExceptions<Accumulator, PosT, true><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
-    else
+    }
+    else {
+        preferSharedCarveout(correctExceptions<Accumulator, PosT, false>, d.sharedCarveout);
         correctExceptions<Accumulator, PosT, false><<<blocksFor(d.numExceptions), THREADS, 0, stream>>>(d);
+    }
 }
 
 } // namespace

@@ -442,6 +442,7 @@ __global__ void __launch_bounds__(32 * SEARCH_WARPS, 32 / SEARCH_WARPS) findNeig
 template <int SEARCH_WARPS>
 void launchFindNeighborTiles(const NarumiNonbondedData& data, cudaStream_t stream) {
     int blocks = std::min(data.numBlocks, fullWaveBlocks<findNeighborTiles<SEARCH_WARPS>, 32 * SEARCH_WARPS>());
+    preferSharedCarveout(findNeighborTiles<SEARCH_WARPS>, data.sharedCarveout);
     findNeighborTiles<SEARCH_WARPS><<<blocks, 32 * SEARCH_WARPS, 0, stream>>>(data);
 }
 

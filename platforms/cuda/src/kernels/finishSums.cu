@@ -57,8 +57,11 @@ __global__ void finishEnergy(NarumiNonbondedData d, int includeEnergy) {
 } // namespace
 
 void narumiFinishSums(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    if (method == NarumiAccumulation::SingleFloat || narumiSumsForcesInDouble(method))
+    if (method == NarumiAccumulation::SingleFloat || narumiSumsForcesInDouble(method)) {
+        preferSharedCarveout(mergeFloatingForces, data.sharedCarveout);
         mergeFloatingForces<<<blocksFor(data.numAtoms), THREADS, 0, stream>>>(data, narumiSumsForcesInDouble(method));
+    }
+    preferSharedCarveout(finishEnergy, data.sharedCarveout);
     finishEnergy<<<1, 32, 0, stream>>>(data, includeEnergy);
 }
 

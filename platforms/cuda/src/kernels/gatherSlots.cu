@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(SUPERBLOCK_THREADS) gatherSlotsAndBounds(Narum
 
 template <class PosT>
 void launchGatherSlots(const NarumiNonbondedData& d, bool betweenSorts, cudaStream_t stream) {
+    preferSharedCarveout(gatherSlotsAndBounds<PosT>, d.sharedCarveout);
     gatherSlotsAndBounds<PosT><<<d.numSuperblocks, SUPERBLOCK_THREADS, 0, stream>>>(d, betweenSorts);
 }
 

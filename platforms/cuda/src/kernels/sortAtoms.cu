@@ -57,6 +57,7 @@ __global__ void computeSortKeys(NarumiNonbondedData d) {
 template <class PosT>
 void launchSortAtoms(const NarumiNonbondedData& d, cudaStream_t stream) {
     size_t bytes = d.cubStorageBytes;
+    preferSharedCarveout(computeSortKeys<PosT>, d.sharedCarveout);
     computeSortKeys<PosT><<<blocksFor(d.numAtoms), THREADS, 0, stream>>>(d);
     Common::checkCuda(cub::DeviceRadixSort::SortPairs(d.cubStorage, bytes, d.sortKeys, d.sortedKeys, d.sortValues, d.slotPosqIndex,
                                                       d.numAtoms, 0, 30, stream), "sorting atoms");
