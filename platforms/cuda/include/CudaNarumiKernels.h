@@ -99,6 +99,8 @@ private:
     void setPairConstants(const NarumiNonbondedForce& force);
     /** The neighbour list's skin and the kernels' speed settings, each of which a diagnostic may fix. */
     void applySpeedSettings();
+    /** data.sharedCarveout: the diagnostic's, or the one the pair kernel needs (narumiPairKernelCarveout). */
+    void chooseSharedCarveout();
     /** The atoms' and exceptions' parameters on the device (uploaded). */
     void allocateParameters(const OpenMM::System& system, const NarumiNonbondedForce& force);
     /** The sort's, the slots', the blocks' and the neighbour list's arrays, and the pinned status slots. */

@@ -42,7 +42,8 @@ struct NarumiDiagnostics {
     std::optional<bool> sortAlongCubes;
     /** accumulation=TakahashiIitaka|Nitadori|ModifiedNitadori: the paper's methods C-E instead of the force's method. */
     std::optional<NarumiAccumulation> accumulation;
-    /** shared-carveout=0..100: the preferred shared-memory carveout (percent) of every kernel of the force; else the driver's. */
+    /** shared-carveout=0..100|driver: every kernel of the force in this preferred shared-memory carveout (percent), or
+     * in the driver's choice per kernel (-1), instead of the carveout its pair kernel needs. */
     std::optional<int> sharedCarveout;
 
     /**

@@ -5,7 +5,7 @@
 
 #include "NarumiCommon/CudaError.h"
 #include <algorithm>
-#include <atomic>
+#include <cmath>
 #include <cuda_runtime.h>
 
 namespace OpenMMNarumi {
@@ -55,22 +55,28 @@ int fullWaveBlocks() {
     return cachedBlocks;
 }
 
-/** Whether any Context of this process has set a kernel's shared-memory carveout (the diagnostic shared-carveout). */
-inline std::atomic<bool>& sharedCarveoutEverSet() {
-    static std::atomic<bool> everSet{false};
-    return everSet;
+/**
+ * The preferred shared-memory carveout, in percent of a multiprocessor's shared memory, that holds blocks thread blocks
+ * of kernel with dynamicShared bytes each on the current device (the driver rounds it up to a configuration it has).
+ */
+template <class Kernel>
+int carveoutHolding(Kernel kernel, int blocks, size_t dynamicShared) {
+    int device, perMultiprocessor, reservedPerBlock;
+    cudaFuncAttributes attributes;
+    Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+    Common::checkCuda(cudaFuncGetAttributes(&attributes, kernel), "reading a kernel's attributes");
+    Common::checkCuda(cudaDeviceGetAttribute(&perMultiprocessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "reading the shared memory");
+    Common::checkCuda(cudaDeviceGetAttribute(&reservedPerBlock, cudaDevAttrReservedSharedMemoryPerBlock, device), "reading the shared memory");
+    double needed = (double) blocks * (double) (attributes.sharedSizeBytes + dynamicShared + reservedPerBlock);
+    return std::min(100, (int) std::ceil(100.0 * needed / std::max(1, perMultiprocessor)));
 }
 
 /**
- * KERNEL's preferred shared-memory carveout for this launch: percent, or the driver's choice (-1).  The attribute
- * belongs to the function, not the Context, so once any Context has set one every launch sets its own again.
+ * KERNEL's preferred shared-memory carveout for this launch (percent; -1: the driver's choice).  The attribute belongs
+ * to the function, not the Context, so every launch sets its own.
  */
 template <class Kernel>
 void preferSharedCarveout(Kernel kernel, int percent) {
-    if (percent >= 0)
-        sharedCarveoutEverSet() = true;
-    else if (!sharedCarveoutEverSet())
-        return;
     Common::checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "setting the shared-memory carveout");
 }
 

@@ -22,6 +22,13 @@ size_t narumiSortStorageBytes(int numAtoms);
 int narumiSearchWarps(const NarumiNonbondedData& data);
 
 /**
+ * The preferred shared-memory carveout (percent) that holds a full wave of the pair kernel that narumiComputeTiles
+ * launches for data and method on the current device (src/kernels/computeTiles.cu); -1, the driver's choice, where it
+ * has none.  Every kernel of the force is launched in it (data.sharedCarveout).
+ */
+int narumiPairKernelCarveout(const NarumiNonbondedData& data, NarumiAccumulation method);
+
+/**
  * A second stream for the exclusion pass, which needs only the gathered slots: it then runs beside the search and the
  * pairs (filling the GPU while the small search kernels leave most of it idle), forked after the gather by mayStart and
  * joined before the finish by done; the sums are integers, so the order does not matter.  Create and destroy it while

@@ -226,7 +226,8 @@ struct NarumiNonbondedData {
     // TileSums: every block's partners sorted by (distance class, slot), so that each build makes the same tiles and its
     // float tile sums the same bits (a block with more partners than the sort takes is computed whole: findNeighbors.cu).
     int slotOrderedPartners;
-    // Every kernel's preferred shared-memory carveout in percent (the diagnostic shared-carveout); -1: the driver's choice.
+    // Every kernel's preferred shared-memory carveout in percent: the one the pair kernel needs (chooseSharedCarveout in
+    // CudaNarumiKernels.cpp) or the diagnostic shared-carveout's; -1: the driver's choice per kernel.
     int sharedCarveout;
 };
 

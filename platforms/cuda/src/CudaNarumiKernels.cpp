@@ -211,6 +211,7 @@ void CudaCalcNarumiNonbondedForceKernel::initialize(const System& system, const 
     allocateWorkArrays();
     allocateSums();
     pointLaunchDataAtArrays();
+    chooseSharedCarveout();
     setShare(0, 1);
     createEvents();
     registerWithContext(force);
@@ -292,7 +293,18 @@ void CudaCalcNarumiNonbondedForceKernel::applySpeedSettings() {
     data.searchWarps = diagnostics.searchWarps.value_or(0);  // 0: chosen from the list's size at each launch
     data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;
     data.narumiSumsInDouble = diagnostics.sumsInDouble.value_or(deviceSettings.narumiSumsInDouble) ? 1 : 0;
-    data.sharedCarveout = diagnostics.sharedCarveout.value_or(-1);
+    data.sharedCarveout = -1;  // chooseSharedCarveout, once the pair kernel is known
+}
+
+void CudaCalcNarumiNonbondedForceKernel::chooseSharedCarveout() {
+    // Every kernel of the force in the split of L1 and shared memory that its pair kernel needs: with the driver's
+    // choice per kernel the DHFR boxes ran 1.5-2.7% slower (H200, docs/benchmarks.md, "Design decisions").
+    try {
+        data.sharedCarveout = diagnostics.sharedCarveout.value_or(narumiPairKernelCarveout(data, method));
+    }
+    catch (const std::runtime_error& error) {
+        throw asOpenMMException(error);
+    }
 }
 
 void CudaCalcNarumiNonbondedForceKernel::allocateParameters(const System& system, const NarumiNonbondedForce& force) {
@@ -775,6 +787,7 @@ void CudaCalcNarumiNonbondedForceKernel::copyParametersToContext(ContextImpl& co
         throw OpenMMException("NarumiNonbondedForce: updateParametersInContext cannot change which pairs are exceptions");
     refuseTypesWithStudyMethod(force, method);  // types may have been given since the Context was created
     uploadParameters(context.getSystem(), force);
+    chooseSharedCarveout();  // the type table may have changed size
     *resortRequested = true;  // between sorts the slots keep their atoms' parameters (gatherSlots.cu)
     cu.invalidateMolecules(info);
 }

@@ -116,8 +116,12 @@ const Setting SETTINGS[] = {
                      return std::string(name);
          return std::nullopt;
      }},
-    {"shared-carveout", "0..100 (percent)", false,
+    {"shared-carveout", "0..100 (percent)|driver", false,
      [](NarumiDiagnostics& d, const std::string& v) {
+         if (v == "driver") {
+             d.sharedCarveout = -1;
+             return true;
+         }
          char* end = nullptr;
          long percent = std::strtol(v.c_str(), &end, 10);
          if (v.empty() || *end != '\0' || percent < 0 || percent > 100)
@@ -126,7 +130,9 @@ const Setting SETTINGS[] = {
          return true;
      },
      [](const NarumiDiagnostics& d) -> std::optional<std::string> {
-         return d.sharedCarveout ? std::optional<std::string>(std::to_string(*d.sharedCarveout)) : std::nullopt;
+         if (!d.sharedCarveout)
+             return std::nullopt;
+         return std::optional<std::string>(*d.sharedCarveout < 0 ? std::string("driver") : std::to_string(*d.sharedCarveout));
      }}};
 
 std::string trimmed(const std::string& text) {

@@ -63,7 +63,8 @@ TEST(CudaNarumiGromacsConventions, EachConventionAndAllTogetherMatchTheOracle) {
 
 /**
  * The type table's pair kernel (its table copied into shared memory) in every shared-memory carveout (the diagnostic
- * shared-carveout) gives the bits of the driver's choice, and so does a Context made afterwards without the setting.
+ * shared-carveout, the driver's choice included) gives the bits of the default, the carveout the kernel needs, and so
+ * does a Context made afterwards without the setting.
  */
 TEST(CudaNarumiGromacsConventions, SharedCarveoutGivesTheTablesBits) {
     SKIP_WITHOUT_CUDA();
@@ -71,7 +72,7 @@ TEST(CudaNarumiGromacsConventions, SharedCarveoutGivesTheTablesBits) {
     TypeTable table = solvatedMoleculeTypes(solvated);
     auto system = makeSystem(solvated, {makeConventionsForce(solvated, periodicReactionField(1.0, INFINITE), table, conventionCases().back().second)});
     EnergyAndForces byDefault = evaluateOnCuda(*system, solvated.positions, "mixed");
-    for (const char* settings : {"shared-carveout=0", "shared-carveout=40", "shared-carveout=100", ""}) {
+    for (const char* settings : {"shared-carveout=0", "shared-carveout=40", "shared-carveout=100", "shared-carveout=driver", ""}) {
         EnergyAndForces carved;
         {
             DiagnosticsSetting setting(settings);

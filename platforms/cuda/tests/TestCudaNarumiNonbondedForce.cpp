@@ -639,10 +639,11 @@ TEST(CudaNarumiNonbondedForce, SearchWarpsGiveTheSameBits) {
 }
 
 /**
- * The shared-memory carveout (the diagnostic shared-carveout) changes where the kernels run, never what they add: the
- * same bits with the most L1, a middle split and the most shared memory as with the driver's choice; and a Context
- * made afterwards without the setting (which must set the driver's choice again, the attribute being the kernel's, not
- * the Context's) gives them too.  (The type table's kernel: TestCudaNarumiGromacsConventions.cpp.)
+ * The shared-memory carveout (by default the one the pair kernel needs; the diagnostic shared-carveout) changes where
+ * the kernels run, never what they add: the same bits with the most L1, a middle split, the most shared memory and
+ * the driver's choice per kernel; and a Context made afterwards without the setting (which must set its own again,
+ * the attribute being the kernel's, not the Context's) gives them too.  (The type table's kernel:
+ * TestCudaNarumiGromacsConventions.cpp.)
  */
 TEST(CudaNarumiNonbondedForce, SharedCarveoutGivesTheSameBits) {
     SKIP_WITHOUT_CUDA();
@@ -652,7 +653,7 @@ TEST(CudaNarumiNonbondedForce, SharedCarveoutGivesTheSameBits) {
     auto first = cudaContextWith(*system, firstIntegrator, "");
     first->setPositions(water.positions);
     EnergyAndForces byDefault = energyAndForces(*first);
-    for (const char* percent : {"0", "40", "100"}) {
+    for (const char* percent : {"0", "40", "100", "driver"}) {
         VerletIntegrator integrator(0.001);
         auto context = cudaContextWith(*system, integrator, string("shared-carveout=") + percent);
         context->setPositions(water.positions);

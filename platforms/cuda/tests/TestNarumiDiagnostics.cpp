@@ -83,6 +83,8 @@ TEST(NarumiDiagnostics, EachValueOfEachSetting) {
     EXPECT_EQ(NarumiDiagnostics::parse("accumulation=ModifiedNitadori").accumulation, NarumiAccumulation::ModifiedNitadori);
     EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=0").sharedCarveout, 0);
     EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=100").sharedCarveout, 100);
+    EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=driver").sharedCarveout, -1);
+    EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=driver").describe(), "shared-carveout=driver");
     // A setting given at its default value is still a diagnostic given: the Context says so.
     EXPECT_TRUE(NarumiDiagnostics::parse("exclusion-stream=on").any());
     // Blanks around the settings, names and values are allowed; the order of the settings is free.
@@ -129,7 +131,8 @@ TEST(NarumiDiagnostics, BadSettingsAreClearErrors) {
         {"accumulation=Narumi", "accumulation takes TakahashiIitaka|Nitadori|ModifiedNitadori, not 'Narumi'"},
         {"accumulation=nitadori", "not 'nitadori'"},
         {"accumulation", "accumulation needs a value"},
-        {"shared-carveout=101", "shared-carveout takes 0..100 (percent), not '101'"},
+        {"shared-carveout=101", "shared-carveout takes 0..100 (percent)|driver, not '101'"},
+        {"shared-carveout=Driver", "not 'Driver'"},
         {"shared-carveout=-1", "not '-1'"},
         {"shared-carveout=40%", "not '40%'"},
         {"shared-carveout", "shared-carveout needs a value"},

@@ -501,43 +501,75 @@ constexpr auto tileKernel() {
         return computeTiles<Accumulator, computeEnergy, COULOMB, SWITCH>;
 }
 
-/**
- * One full wave of the pair kernel of switching SWITCH, sized for the largest shared table (so that the grid does not
- * depend on the table) and launched with this one's.
- */
+/** The pair kernel as a type (std::integral_constant), for host code that needs it as a template argument. */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
-void launchTileKernel(const NarumiNonbondedData& d, cudaStream_t stream) {
-    constexpr auto kernel = tileKernel<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>();
-    constexpr size_t mostTableBytes = TABLE ? sharedTableBytes(SHARED_TABLE_CLASSES) : 0;
-    size_t tableBytes = tableInSharedMemory<TABLE, typename Accumulator::Real>(d) ? sharedTableBytes(d.numTableClasses) : 0;
-    preferSharedCarveout(kernel, d.sharedCarveout);
-    kernel<<<fullWaveBlocks<kernel, THREADS, mostTableBytes>(), THREADS, tableBytes, stream>>>(d);
-}
+using TileKernelTag = std::integral_constant<decltype(tileKernel<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>()),
+                                             tileKernel<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>()>;
 
-template <class Accumulator, bool computeEnergy, int COULOMB, bool TABLE>
-void launchComputeTilesForCoulomb(const NarumiNonbondedData& d, cudaStream_t stream) {
-    if (d.pair.useSwitch)
-        launchTileKernel<Accumulator, computeEnergy, COULOMB, 1, TABLE>(d, stream);
-    else
-        launchTileKernel<Accumulator, computeEnergy, COULOMB, 0, TABLE>(d, stream);
-}
-
-/** One copy of computeTiles per Coulomb form (and switching): the kernel's template parameters. */
-template <class Accumulator, bool computeEnergy, bool TABLE>
-void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+/** use(tag) with the TileKernelTag of d's Coulomb form and switching: one copy of computeTiles per pair (COULOMB, SWITCH). */
+template <class Accumulator, bool computeEnergy, bool TABLE, class Use>
+void withTileKernel(const NarumiNonbondedData& d, Use use) {
+    auto bySwitch = [&](auto coulomb) {
+        constexpr int COULOMB = decltype(coulomb)::value;
+        if (d.pair.useSwitch)
+            use(TileKernelTag<Accumulator, computeEnergy, COULOMB, 1, TABLE>());
+        else
+            use(TileKernelTag<Accumulator, computeEnergy, COULOMB, 0, TABLE>());
+    };
     switch (d.pair.coulombKind) {
     case NARUMI_COULOMB_NONE:
-        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_NONE, TABLE>(d, stream);
+        bySwitch(std::integral_constant<int, NARUMI_COULOMB_NONE>());
         break;
     case NARUMI_COULOMB_PLAIN:
-        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_PLAIN, TABLE>(d, stream);
+        bySwitch(std::integral_constant<int, NARUMI_COULOMB_PLAIN>());
         break;
     case NARUMI_COULOMB_REACTION_FIELD:
-        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_REACTION_FIELD, TABLE>(d, stream);
+        bySwitch(std::integral_constant<int, NARUMI_COULOMB_REACTION_FIELD>());
         break;
     default:
-        launchComputeTilesForCoulomb<Accumulator, computeEnergy, NARUMI_COULOMB_SHIFTED, TABLE>(d, stream);
+        bySwitch(std::integral_constant<int, NARUMI_COULOMB_SHIFTED>());
     }
+}
+
+/** Shared bytes of the type table: the largest shared table's (grids are sized for it, so as not to depend on the table), and d's. */
+template <bool TABLE>
+constexpr size_t mostSharedTableBytes = TABLE ? sharedTableBytes(SHARED_TABLE_CLASSES) : 0;
+template <bool TABLE, class Real>
+size_t sharedTableBytesOf(const NarumiNonbondedData& d) {
+    return tableInSharedMemory<TABLE, Real>(d) ? sharedTableBytes(d.numTableClasses) : 0;
+}
+
+/**
+ * One full wave of the pair kernel, sized for the largest shared table (so that the grid does not depend on the
+ * table) and launched with this one's, in the force's shared-memory carveout.
+ */
+template <class Accumulator, bool computeEnergy, bool TABLE>
+void launchComputeTiles(const NarumiNonbondedData& d, cudaStream_t stream) {
+    withTileKernel<Accumulator, computeEnergy, TABLE>(d, [&](auto tag) {
+        constexpr auto kernel = decltype(tag)::value;
+        preferSharedCarveout(kernel, d.sharedCarveout);
+        kernel<<<fullWaveBlocks<kernel, THREADS, mostSharedTableBytes<TABLE>>(), THREADS,
+                 sharedTableBytesOf<TABLE, typename Accumulator::Real>(d), stream>>>(d);
+    });
+}
+
+/**
+ * The carveout that holds the full wave of the pair kernel of d (without energy, as most evaluations) with d's table:
+ * the force's kernels all run in it (CudaNarumiKernels.cpp), so that no launch of an evaluation waits for the
+ * multiprocessors to change their split of L1 and shared memory.
+ */
+template <class Accumulator, bool TABLE>
+int tileKernelCarveout(const NarumiNonbondedData& d) {
+    int percent = -1;
+    withTileKernel<Accumulator, false, TABLE>(d, [&](auto tag) {
+        constexpr auto kernel = decltype(tag)::value;
+        int device, multiprocessors;
+        Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
+        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        int blocks = fullWaveBlocks<kernel, THREADS, mostSharedTableBytes<TABLE>>() / std::max(1, multiprocessors);
+        percent = carveoutHolding(kernel, blocks, sharedTableBytesOf<TABLE, typename Accumulator::Real>(d));
+    });
+    return percent;
 }
 
 /**
@@ -563,23 +595,40 @@ template <PairExpressionRule RULE>
 constexpr int narumiTileGroup<PairExpressionTermAccumulator<RULE>> = 3;
 
 /**
- * computeTiles for method if its accumulator is in GROUP (per-particle Lennard-Jones, TABLE false, or type tables: the
- * diagnostics' float-pair methods C-E have no TABLE copy, the host refuses them); whether it launched.
+ * use(tag) with the tag of method's accumulator (tag's type) if it is in GROUP and has a pair kernel for TABLE (the
+ * diagnostics' float-pair methods C-E have no TABLE copy, the host refuses them); whether it is.
  */
-template <int GROUP, bool TABLE>
-bool launchComputeTilesInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
-    bool launched = false;
+template <int GROUP, bool TABLE, class Use>
+bool withAccumulatorInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, Use use) {
+    bool found = false;
     narumiWithAccumulator(method, data.slotPositionsDouble != nullptr, data.narumiSumsInDouble != 0, [&](auto tag) {
         using Accumulator = typename decltype(tag)::type;
         if constexpr (narumiTileGroup<Accumulator> == GROUP && (!TABLE || !narumiStudyOnly<Accumulator>)) {
-            if (includeEnergy)
-                launchComputeTiles<Accumulator, true, TABLE>(data, stream);
-            else
-                launchComputeTiles<Accumulator, false, TABLE>(data, stream);
-            launched = true;
+            use(tag);
+            found = true;
         }
     });
-    return launched;
+    return found;
+}
+
+/** computeTiles for method if its accumulator is in GROUP (withAccumulatorInGroup); whether it launched. */
+template <int GROUP, bool TABLE>
+bool launchComputeTilesInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream) {
+    return withAccumulatorInGroup<GROUP, TABLE>(data, method, [&](auto tag) {
+        using Accumulator = typename decltype(tag)::type;
+        if (includeEnergy)
+            launchComputeTiles<Accumulator, true, TABLE>(data, stream);
+        else
+            launchComputeTiles<Accumulator, false, TABLE>(data, stream);
+    });
+}
+
+/** tileKernelCarveout for method if its accumulator is in GROUP (withAccumulatorInGroup) into percent; whether it is. */
+template <int GROUP, bool TABLE>
+bool tileCarveoutInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, int& percent) {
+    return withAccumulatorInGroup<GROUP, TABLE>(data, method, [&](auto tag) {
+        percent = tileKernelCarveout<typename decltype(tag)::type, TABLE>(data);
+    });
 }
 
 } // namespace

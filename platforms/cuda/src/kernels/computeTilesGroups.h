@@ -21,11 +21,19 @@ constexpr int NARUMI_TILE_GROUPS = 5;
 template <int GROUP, bool TABLE>
 bool narumiComputeTilesInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, cudaStream_t stream);
 
-/** A group's launcher, declared here for every unit and defined in its generated one. */
+/** The carveout of method's pair kernel (tileKernelCarveout, computeTiles.cuh) into percent if its accumulator is in GROUP; whether it is. */
+template <int GROUP, bool TABLE>
+bool narumiTileCarveoutInGroup(const NarumiNonbondedData& data, NarumiAccumulation method, int& percent);
+
+/** A group's launcher and carveout query, declared here for every unit and defined in its generated one. */
 #define NARUMI_TILE_GROUP_LAUNCHER(GROUP, TABLE)                                                                           \
     template <>                                                                                                        \
     bool narumiComputeTilesInGroup<GROUP, TABLE>(const NarumiNonbondedData& data, NarumiAccumulation method, bool includeEnergy, \
                                                  cudaStream_t stream)
+
+#define NARUMI_TILE_GROUP_CARVEOUT(GROUP, TABLE)                                                                           \
+    template <>                                                                                                        \
+    bool narumiTileCarveoutInGroup<GROUP, TABLE>(const NarumiNonbondedData& data, NarumiAccumulation method, int& percent)
 
 NARUMI_TILE_GROUP_LAUNCHER(0, false);
 NARUMI_TILE_GROUP_LAUNCHER(0, true);
@@ -37,6 +45,16 @@ NARUMI_TILE_GROUP_LAUNCHER(3, false);
 NARUMI_TILE_GROUP_LAUNCHER(3, true);
 NARUMI_TILE_GROUP_LAUNCHER(4, false);
 NARUMI_TILE_GROUP_LAUNCHER(4, true);
+NARUMI_TILE_GROUP_CARVEOUT(0, false);
+NARUMI_TILE_GROUP_CARVEOUT(0, true);
+NARUMI_TILE_GROUP_CARVEOUT(1, false);
+NARUMI_TILE_GROUP_CARVEOUT(1, true);
+NARUMI_TILE_GROUP_CARVEOUT(2, false);
+NARUMI_TILE_GROUP_CARVEOUT(2, true);
+NARUMI_TILE_GROUP_CARVEOUT(3, false);
+NARUMI_TILE_GROUP_CARVEOUT(3, true);
+NARUMI_TILE_GROUP_CARVEOUT(4, false);
+NARUMI_TILE_GROUP_CARVEOUT(4, true);
 
 } // namespace OpenMMNarumi
 
