@@ -9,6 +9,7 @@ at 4 fs with hydrogen mass 1.5 amu ('4fs-hmr') and at 2 fs without ('2fs').  Sys
   dhfr          ../shared/data/5dfr_solv-cube_equil.pdb, cubic box (23,558 atoms)
   dodecahedron  ../shared/data/5dfr_minimized.pdb solvated by Modeller in a rhombic dodecahedron, 1.0 nm padding
   octahedron    the same in a truncated octahedron, 1.1 nm padding, 0.15 M NaCl (ions placed with a fixed seed)
+  cube          the same in a cube, 1.2 nm padding, 0.15 M NaCl (about 32,500 atoms; context_speed.py's cube)
   dhfr8         the cubic DHFR box repeated 2 x 2 x 2 (188,464 atoms, eight proteins)
   water98k, water395k   cubic TIP3P boxes (Modeller.addSolvent)
 Systems whose PDB is absent from --data-dir are skipped with a message.  Each start is minimized and relaxed for 1 ps
@@ -18,7 +19,8 @@ and the spread of the ratio over the repeats (with --methods, --list-skins or --
 method or NARUMI_DIAGNOSTICS setting, each with its own ratio to the same OpenMM runs; the paper's float pairs C-E run
 through the diagnostic accumulation=NAME).  Then NarumiNonbondedForce runs --profile-steps steps with the diagnostic
 profile-stages (with the first of --methods) and the stage times and neighbour-search counters of that run are
-printed under the table.
+printed under the table.  --barostat N adds OpenMM's MonteCarloBarostat (1 bar, 300 K, a trial every N steps) to
+both forces' Systems: constant pressure, as most production runs are, where every trial move evaluates the energy.
 """
 import argparse
 import contextlib
@@ -44,7 +46,7 @@ from studies.accuracy.accuracylib import METHODS as STUDY_METHODS, accumulation_
 
 METHODS = list(STUDY_METHODS.values())
 TIMESTEPS = {"4fs-hmr": (4.0, 1.5), "2fs": (2.0, None)}  # femtoseconds, hydrogen mass (amu; None: unchanged)
-SYSTEMS = ["dhfr", "dodecahedron", "octahedron", "dhfr8", "water98k", "water395k"]
+SYSTEMS = ["dhfr", "dodecahedron", "octahedron", "cube", "dhfr8", "water98k", "water395k"]
 
 
 def forcefield():
@@ -113,6 +115,8 @@ def build(name, data_dir):
         return solvated_protein(data_dir, "dodecahedron", 1.0, 0.0)
     if name == "octahedron":
         return solvated_protein(data_dir, "octahedron", 1.1, 0.15)
+    if name == "cube":
+        return solvated_protein(data_dir, "cube", 1.2, 0.15)
     if name == "dhfr8":
         return tiled_dhfr(data_dir)
     return water_box(int(name[len("water"):-1]) * 1000)
@@ -219,11 +223,13 @@ def main():
                         help="run NarumiNonbondedForce with each of these NARUMI_DIAGNOSTICS values (e.g. "
                              "exclusion-stream=off, or tile-chunks=off,search-warps=4), and with 'default'; after any "
                              "--list-skins")
+    parser.add_argument("--barostat", type=int, default=0, metavar="N",
+                        help="a MonteCarloBarostat (1 bar, 300 K) with a trial every N steps in both forces' Systems (default 0: none)")
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--json", help="write every measurement to this file")
     args = parser.parse_args()
-    if args.repeats < 1 or args.seconds <= 0 or args.profile_steps < 0:
-        parser.error("--repeats must be >= 1, --seconds > 0 and --profile-steps >= 0")
+    if args.repeats < 1 or args.seconds <= 0 or args.profile_steps < 0 or args.barostat < 0:
+        parser.error("--repeats must be >= 1, --seconds > 0, --profile-steps >= 0 and --barostat >= 0")
     if "CUDA" not in [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]:
         sys.exit("no CUDA platform: " + "; ".join(openmmnarumi.pluginLoadFailures))
     names = SYSTEMS if "all" in args.systems else args.systems
@@ -252,6 +258,9 @@ def main():
                 systems[method] = create_system(topology, hydrogen_mass)
                 openmmnarumi.replaceNonbondedForces(systems[method])
                 set_accumulation(systems[method], method)
+            if args.barostat:
+                for system in systems.values():
+                    system.addForce(openmm.MonteCarloBarostat(1 * unit.bar, 300 * unit.kelvin, args.barostat))
             for precision in args.precisions:
                 runs = [None] + variants  # None: OpenMM's force
                 speeds = [[] for _ in runs]

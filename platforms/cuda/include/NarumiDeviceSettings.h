@@ -36,6 +36,8 @@ struct NarumiDeviceSettings {
     int fewSearchWarpsFromWaves = 4;
     /** The pair kernel's warps take the list in chunks from a shared counter (else one fixed run each). */
     bool tileChunks = true;
+    /** Each warp's first chunk assigned to it, later ones from the counter (else every one from the counter). */
+    bool tileFirstChunksAssigned = true;
 
     /** One line for narumi-check and the stage report: the class and each setting. */
     std::string describe() const;

@@ -45,6 +45,9 @@ struct NarumiDiagnostics {
     /** shared-carveout=0..100|driver: every kernel of the force in this preferred shared-memory carveout (percent), or
      * in the driver's choice per kernel (-1), instead of the carveout its pair kernel needs. */
     std::optional<int> sharedCarveout;
+    /** tile-first-chunks=assigned|counter: computeTiles' warps each take their first chunk of the list as assigned
+     * (true), or every chunk from the shared counter (false); else the GPU's setting. */
+    std::optional<bool> tileFirstChunksAssigned;
 
     /**
      * The settings of a NARUMI_DIAGNOSTICS value ("" or blanks: none).  An unknown name, a bad value, a setting given

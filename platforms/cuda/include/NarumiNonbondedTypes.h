@@ -215,6 +215,8 @@ struct NarumiNonbondedData {
     int listBlockBegin, listBlockEnd;
     // computeTiles' warps take the list in chunks with the exact sums (computeTiles.cu); 0: one run each, fixed in advance.
     int tileChunks;
+    // With tileChunks: each warp's first chunk assigned to it (else taken from the counter too).
+    int tileFirstChunksAssigned;
     // The neighbour search's warps per thread block: 4 or 8 (the diagnostic search-warps); 0: by the list's size
     // (findNeighbors.cu).
     int searchWarps;

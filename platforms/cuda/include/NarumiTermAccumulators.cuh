@@ -10,7 +10,8 @@
  *                   are taken; for all but TileSums also of the order of the terms)
  *   add(y)          add one pair term (a force component or a pair energy)
  *   carry()         called after at most NARUMI_CARRY_INTERVAL additions
- *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums)
+ *   flush(target)   merge the thread's sum into the global sum of the method (see NarumiGlobalSums); flushEnergy
+ *                   is called by all 32 lanes of a warp at once
  *   term(y)         for the exclusion kernel: exactly what add(y) contributes, in the global sum's units (type Term)
  *   addForceTerm, addEnergyTerm   the exclusion kernel's side: add a Term to an atom's force or to the energy
  *
@@ -36,6 +37,7 @@
  */
 
 #include "NarumiCommon/NarumiAccumulator.cuh"
+#include "NarumiKernelConstants.cuh"
 #include "NarumiNonbondedTypes.h"
 #include "NarumiPairInteraction.cuh"
 #include "PairExpression.cuh"
@@ -106,6 +108,14 @@ __device__ inline long long narumiGridTerm(float y, int& errors) {
     return narumiRoundedTerm<Common::NARUMI_LOW_FRACTION_BITS>(y, errors);
 }
 
+/** The sum of value over the warp's 32 lanes, in lane 0 (all lanes call it). */
+template <class T>
+__device__ inline T narumiWarpSum(T value) {
+    for (int offset = 16; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_MASK, value, offset);
+    return value;
+}
+
 /**
  * Global sums in OpenMM's 64-bit fixed point, merged with integer atomics (Narumi and FixedPoint64: exact, so the
  * result does not depend on the order); a thread reports its terms' error bits when it merges its sums.
@@ -119,6 +129,15 @@ struct FixedGlobalSum {
     }
     __device__ static void addEnergyTerm(const NarumiGlobalSums& sums, Term value) {
         atomicAdd(sums.energyFixed, (unsigned long long) value);
+    }
+    /**
+     * The warp's 32 values summed (integers: exactly) and added by one lane: one atomic per warp on the one energy
+     * word, where one per thread (a full wave of the pair kernel holds over 100,000 threads) queued at it.
+     */
+    __device__ static void addWarpEnergyTerm(const NarumiGlobalSums& sums, Term value) {
+        value = narumiWarpSum(value);
+        if (threadIdx.x % 32 == 0 && value != 0)
+            addEnergyTerm(sums, value);
     }
     __device__ static void reportErrors(const NarumiGlobalSums& sums, int errors) {
         if (errors)
@@ -145,7 +164,7 @@ struct NarumiGridSum : FixedGlobalSum {
         reportErrors(sums, errors);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        addEnergyTerm(sums, static_cast<Sum*>(this)->fixedPoint());
+        addWarpEnergyTerm(sums, static_cast<Sum*>(this)->fixedPoint());
         reportErrors(sums, errors);
     }
 };
@@ -236,7 +255,7 @@ struct FixedPointTermAccumulator : FixedGlobalSum {
         reportErrors(sums, errors);
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
-        addEnergyTerm(sums, sum);
+        addWarpEnergyTerm(sums, sum);
         reportErrors(sums, errors);
     }
 
@@ -308,7 +327,7 @@ struct TileSumTermAccumulator : FixedGlobalSum {
     }
     __device__ void flushEnergy(const NarumiGlobalSums& sums) {
         carry();
-        addEnergyTerm(sums, sum);
+        addWarpEnergyTerm(sums, sum);
         reportErrors(sums, errors);
     }
 

@@ -289,6 +289,7 @@ void CudaCalcNarumiNonbondedForceKernel::applySpeedSettings() {
     listSkin = NarumiListSkin(diagnostics.listSkin.value_or(-1));
     applyListSkin(listSkin.current());
     data.tileChunks = diagnostics.tileChunks.value_or(deviceSettings.tileChunks) ? 1 : 0;
+    data.tileFirstChunksAssigned = diagnostics.tileFirstChunksAssigned.value_or(deviceSettings.tileFirstChunksAssigned) ? 1 : 0;
     data.slotOrderedPartners = (method == NarumiAccumulation::TileSums) ? 1 : 0;
     data.searchWarps = diagnostics.searchWarps.value_or(0);  // 0: chosen from the list's size at each launch
     data.fewSearchWarpsFromWaves = deviceSettings.fewSearchWarpsFromWaves;

@@ -35,7 +35,7 @@ std::string NarumiDeviceSettings::describe() const {
     return std::string(deviceClassName(deviceClass)) + " class: Narumi sums " +
            (narumiSumsInDouble ? "held in doubles" : "as float + int32 pairs") + ", search thread blocks of 4 warps from " +
            std::to_string(fewSearchWarpsFromWaves) + " waves of listed blocks (else 8), tile chunks " + (tileChunks ? "on" : "off") +
-           ", list skin chosen from the rebuild rate (0.1 or 0.14 nm)";
+           (tileFirstChunksAssigned ? ", first ones assigned" : ", all from the counter") + ", list skin chosen from the rebuild rate (0.1 or 0.14 nm)";
 }
 
 } // namespace OpenMMNarumi

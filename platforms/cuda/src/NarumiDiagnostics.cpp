@@ -133,6 +133,18 @@ const Setting SETTINGS[] = {
          if (!d.sharedCarveout)
              return std::nullopt;
          return std::optional<std::string>(*d.sharedCarveout < 0 ? std::string("driver") : std::to_string(*d.sharedCarveout));
+     }},
+    {"tile-first-chunks", "assigned|counter", false,
+     [](NarumiDiagnostics& d, const std::string& v) {
+         if (v != "assigned" && v != "counter")
+             return false;
+         d.tileFirstChunksAssigned = (v == "assigned");
+         return true;
+     },
+     [](const NarumiDiagnostics& d) -> std::optional<std::string> {
+         if (!d.tileFirstChunksAssigned)
+             return std::nullopt;
+         return std::string(*d.tileFirstChunksAssigned ? "assigned" : "counter");
      }}};
 
 std::string trimmed(const std::string& text) {

@@ -12,6 +12,7 @@
 #include "openmm/HarmonicAngleForce.h"
 #include "openmm/HarmonicBondForce.h"
 #include "openmm/LocalEnergyMinimizer.h"
+#include "openmm/MonteCarloBarostat.h"
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <random>
 
 // Single and mixed precision compute pairs in float: TIP3P charges and positions rounded to float move a box's
@@ -39,10 +41,16 @@ EnergyAndForces evaluateOnCuda(const System& system, const vector<Vec3>& positio
     return energyAndForces(context);
 }
 
-/** A CUDA Context made with NARUMI_DIAGNOSTICS=diagnostics ("": none), which the platform reads at Context creation. */
-unique_ptr<Context> cudaContextWith(const System& system, Integrator& integrator, const string& diagnostics) {
+/**
+ * A CUDA Context made with NARUMI_DIAGNOSTICS=diagnostics ("": none), which the platform reads at Context creation, in
+ * precision ("": the platform's default).
+ */
+unique_ptr<Context> cudaContextWith(const System& system, Integrator& integrator, const string& diagnostics, const string& precision = "") {
     DiagnosticsSetting setting(diagnostics);
-    return make_unique<Context>(system, integrator, Platform::getPlatformByName("CUDA"));
+    map<string, string> properties;
+    if (!precision.empty())
+        properties["Precision"] = precision;
+    return make_unique<Context>(system, integrator, Platform::getPlatformByName("CUDA"), properties);
 }
 
 NonbondedSettings periodicSettings(double cutoff, double switchingDistance = -1) {
@@ -614,6 +622,42 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
 }
 
 /**
+ * computeTiles' warps each take their first chunk of the list as assigned, then the next free one from the counter; or
+ * every chunk from the counter (the diagnostic tile-first-chunks=counter).  Which warp computes which tile does not
+ * change exact sums, so both must give the same bits, forces and energy, in mixed and double precision, with Narumi's,
+ * FixedPoint64's and TileSums' sums: on a 20,000-atom water box (more tiles than the warps of any current GPU) and on a
+ * molecule in 2.6 nm of water (fewer tiles than warps, its excluded bonded pairs in the diagonal tiles).
+ */
+TEST(CudaNarumiNonbondedForce, AssignedFirstChunksGiveTheSameBits) {
+    SKIP_WITHOUT_CUDA();
+    const vector<pair<string, TestSystem>> systems = {{"20k water", waterBoxOfAtoms(20000, 93)},
+                                                      {"solvated molecule", solvatedMolecule(cubicBox(2.6), Vec3(0.7, 1.3, 1.3), 3)}};
+    for (const auto& [name, ts] : systems)
+        for (auto accumulation : {Narumi::Narumi, Narumi::FixedPoint64, Narumi::TileSums})
+            for (const string precision : {"mixed", "double"}) {
+                auto system = periodicSystemWith(ts, accumulation);
+                VerletIntegrator defaultIntegrator(0.001);
+                auto byDefault = cudaContextWith(*system, defaultIntegrator, "", precision);
+                byDefault->setPositions(ts.positions);
+                EnergyAndForces expected = energyAndForces(*byDefault);
+                vector<Vec3> expectedForcesOnly = byDefault->getState(State::Forces).getForces();
+                VerletIntegrator integrator(0.001);
+                auto counter = cudaContextWith(*system, integrator, "tile-first-chunks=counter", precision);
+                counter->setPositions(ts.positions);
+                EnergyAndForces got = energyAndForces(*counter);
+                vector<Vec3> forcesOnly = counter->getState(State::Forces).getForces();
+                string label = name + ", accumulation " + to_string(accumulation) + ", " + precision;
+                EXPECT_EQ(got.energy, expected.energy) << label;
+                EXPECT_EQ(differingComponents(got, expected), 0) << label;
+                int differences = 0;
+                for (int i = 0; i < ts.size(); i++)
+                    for (int c = 0; c < 3; c++)
+                        differences += (forcesOnly[i][c] != expectedForcesOnly[i][c]) + (forcesOnly[i][c] != got.forces[i][c]);
+                EXPECT_EQ(differences, 0) << label;
+            }
+}
+
+/**
  * The neighbour search runs thread blocks of 8 warps, or of 4 on a list of many blocks (findNeighbors.cu), which order
  * a block's partners differently within a distance class; the sums are exact, so either must give the same bits.  A
  * 200,000-atom box (6,250 blocks: 4 warps on GPUs of up to 390 multiprocessors) and a 20,000-atom one (625 blocks: 8
@@ -1016,6 +1060,44 @@ TEST(CudaNarumiNonbondedForce, NveSimulationConservesEnergy) {
     }
     double kT = 0.0083144626 * 300.0;
     EXPECT_LT(largestDeviation, 0.1 * kT * water.size() / 100.0) << "start " << start;
+}
+
+/**
+ * Constant pressure, as most production runs are: OpenMM's MonteCarloBarostat scales the box and the molecules'
+ * centres every step here (at 2000 bar, so that the volume keeps moving) and evaluates the energy of each trial box.
+ * Every new box must rebuild what depends on it (the list, its images): at several points of the run, and at its end,
+ * this Context's energy and forces must match the Reference platform's on the same positions and box at the double
+ * grade (double precision: float positions alone would differ by 1e-5 at these compressed contacts, where one pair
+ * missed near the cutoff moves the forces by about 5e-5), and the volume must have changed.
+ */
+TEST(CudaNarumiNonbondedForce, BarostatBoxChangesMatchReference) {
+    SKIP_WITHOUT_CUDA();
+    TestSystem water = withFloatExactCharges(waterBoxOfAtoms(6000, 19));
+    Narumi* narumi = makeNarumiForce(water, periodicSettings(1.0));
+    narumi->setForceGroup(1);
+    const int narumiGroup = 1 << 1;
+    auto system = makeFlexibleWaterSystem(water, narumi);
+    system->addForce(new MonteCarloBarostat(2000.0, 300.0, 1));
+    VerletIntegrator integrator(0.0005);
+    Context cuda(*system, integrator, Platform::getPlatformByName("CUDA"), {{"Precision", "double"}});
+    cuda.setPositions(water.positions);
+    LocalEnergyMinimizer::minimize(cuda, 10.0, 200);
+    cuda.setVelocitiesToTemperature(300.0, 3);
+    const double startVolume = water.box[0][0] * water.box[1][1] * water.box[2][2];
+    VerletIntegrator referenceIntegrator(0.0005);
+    Context reference(*system, referenceIntegrator, Platform::getPlatformByName("Reference"));
+    for (int block = 0; block < 4; block++) {
+        integrator.step(50);
+        State state = cuda.getState(State::Positions | State::Energy | State::Forces, false, narumiGroup);
+        Vec3 a, b, c;
+        state.getPeriodicBoxVectors(a, b, c);
+        reference.setPeriodicBoxVectors(a, b, c);
+        reference.setPositions(state.getPositions());
+        EnergyAndForces onCuda{state.getPotentialEnergy(), state.getForces()};
+        EXPECT_TRUE(agree(onCuda, energyAndForces(reference, narumiGroup), 1e-6)) << "after " << 50 * (block + 1) << " steps";
+        if (block == 3)
+            EXPECT_GT(fabs(a[0] * b[1] * c[2] / startVolume - 1.0), 1e-3) << "the barostat did not change the volume";
+    }
 }
 
 /**

@@ -30,7 +30,8 @@ string refusal(const string& settings) {
 }
 
 const std::vector<string> EVERY_SETTING = {"profile-stages", "list-skin", "tile-chunks", "search-warps", "sums-in-double",
-                                           "exclusion-stream", "device-class", "sort-curve", "accumulation", "shared-carveout"};
+                                           "exclusion-stream", "device-class", "sort-curve", "accumulation", "shared-carveout",
+                                           "tile-first-chunks"};
 
 } // namespace
 
@@ -40,7 +41,8 @@ TEST(NarumiDiagnostics, UnsetOrEmptyIsTheProductionPath) {
         EXPECT_FALSE(none.any()) << "'" << settings << "'";
         EXPECT_EQ(none.describe(), "");
         EXPECT_FALSE(none.profileStages || none.listSkin || none.tileChunks || none.searchWarps || none.sumsInDouble ||
-                     none.exclusionStream || none.deviceClass || none.accumulation || none.sharedCarveout);
+                     none.exclusionStream || none.deviceClass || none.accumulation || none.sharedCarveout ||
+                     none.tileFirstChunksAssigned);
     }
     DiagnosticsSetting unset("");
     EXPECT_FALSE(NarumiDiagnostics::fromEnvironment().any());
@@ -51,7 +53,8 @@ TEST(NarumiDiagnostics, UnsetOrEmptyIsTheProductionPath) {
 TEST(NarumiDiagnostics, EverySettingIsRead) {
     NarumiDiagnostics d = NarumiDiagnostics::parse("profile-stages,list-skin=0.14,tile-chunks=off,search-warps=8,"
                                                    "sums-in-double=on,exclusion-stream=off,device-class=float-rate,"
-                                                   "sort-curve=cubes,accumulation=Nitadori,shared-carveout=40");
+                                                   "sort-curve=cubes,accumulation=Nitadori,shared-carveout=40,"
+                                                   "tile-first-chunks=counter");
     EXPECT_EQ(d.profileStages, true);
     EXPECT_EQ(d.listSkin, 0.14);
     EXPECT_EQ(d.tileChunks, false);
@@ -62,10 +65,11 @@ TEST(NarumiDiagnostics, EverySettingIsRead) {
     EXPECT_EQ(d.sortAlongCubes, true);
     EXPECT_EQ(d.accumulation, NarumiAccumulation::Nitadori);
     EXPECT_EQ(d.sharedCarveout, 40);
+    EXPECT_EQ(d.tileFirstChunksAssigned, false);
     EXPECT_TRUE(d.any());
     EXPECT_EQ(d.describe(), "profile-stages=on,list-skin=0.14,tile-chunks=off,search-warps=8,sums-in-double=on,"
                             "exclusion-stream=off,device-class=float-rate,sort-curve=cubes,accumulation=Nitadori,"
-                            "shared-carveout=40");
+                            "shared-carveout=40,tile-first-chunks=counter");
 }
 
 TEST(NarumiDiagnostics, EachValueOfEachSetting) {
@@ -85,6 +89,7 @@ TEST(NarumiDiagnostics, EachValueOfEachSetting) {
     EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=100").sharedCarveout, 100);
     EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=driver").sharedCarveout, -1);
     EXPECT_EQ(NarumiDiagnostics::parse("shared-carveout=driver").describe(), "shared-carveout=driver");
+    EXPECT_EQ(NarumiDiagnostics::parse("tile-first-chunks=assigned").tileFirstChunksAssigned, true);
     // A setting given at its default value is still a diagnostic given: the Context says so.
     EXPECT_TRUE(NarumiDiagnostics::parse("exclusion-stream=on").any());
     // Blanks around the settings, names and values are allowed; the order of the settings is free.
@@ -136,6 +141,8 @@ TEST(NarumiDiagnostics, BadSettingsAreClearErrors) {
         {"shared-carveout=-1", "not '-1'"},
         {"shared-carveout=40%", "not '40%'"},
         {"shared-carveout", "shared-carveout needs a value"},
+        {"tile-first-chunks=static", "tile-first-chunks takes assigned|counter, not 'static'"},
+        {"tile-first-chunks", "tile-first-chunks needs a value"},
         {"list-skin=0.1,list-skin=0.14", "list-skin is given twice"},
         {"profile-stages,,list-skin=0", "an empty setting"},
         {"profile-stages,", "an empty setting"},

@@ -414,15 +414,18 @@ constexpr int TILES_PER_LONG_CHUNK = 4;
 constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
 
 /**
- * With the integer global sums (Narumi, FixedPoint64, TileSums) the warps take the list in chunks of consecutive tiles, the next free
- * chunk each (a counter in the status words, cleared by finishEnergy): tiles differ in cost, and a fixed share per
- * warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on DHFR).  A long list
- * goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of its block; a shorter
- * one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point methods, whose sums
- * depend on their order (the accuracy study compares them run for run), give each warp one contiguous run fixed in
- * advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share out the blocks the list had no
- * room for, in groups of 32 partner blocks (none once the host has grown it: no launch of their own).  One copy per
- * Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs about 10%.
+ * With the integer global sums (Narumi, FixedPoint64, TileSums) the warps take the list in chunks of consecutive tiles:
+ * each warp its own first chunk, then the next free one each from a counter in the status words (cleared by
+ * finishEnergy), so that a full wave of warps does not queue at the counter's atomic when the kernel starts (1-2% of
+ * whole steps on DHFR and the 11k-bead bilayer, d.tileFirstChunksAssigned = 0 to compare).  Tiles differ in cost,
+ * and a fixed share per warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on
+ * DHFR).  A long list goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of
+ * its block; a shorter one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point
+ * methods, whose sums depend on their order (the accuracy study compares them run for run), give each warp one
+ * contiguous run fixed in advance (also the switch d.tileChunks = 0, for measurements).  Then the warps share out the
+ * blocks the list had no room for, in groups of 32 partner blocks (none once the host has grown it: no launch of their
+ * own).  One copy per Coulomb form and switching (COULOMB, SWITCH): a run-time branch on either in the pair loop costs
+ * about 10%.
  */
 template <class Accumulator, bool computeEnergy, int COULOMB, int SWITCH, bool TABLE>
 __device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d) {
@@ -441,22 +444,22 @@ __device__ __forceinline__ void computeTilesOfShare(const NarumiNonbondedData& d
     int errors = 0;
     if (Accumulator::exact && d.tileChunks) {
         const int tilesPerChunk = numTiles >= TILES_PER_WARP_FOR_LONG_CHUNKS * numWarps ? TILES_PER_LONG_CHUNK : 1;
-        int numChunks = (numTiles + tilesPerChunk - 1) / tilesPerChunk;
-        bool tookAny = false;
-        while (true) {
+        const int numChunks = (numTiles + tilesPerChunk - 1) / tilesPerChunk;
+        const int assigned = d.tileFirstChunksAssigned ? numWarps : 0;  // chunks [0, assigned) go to the warps in order
+        auto nextChunk = [&]() {
             int chunk = 0;
             if (lane == 0)
                 chunk = atomicAdd(&d.status->tileChunksTaken, 1);
-            chunk = __shfl_sync(FULL_MASK, chunk, 0);
-            if (chunk >= numChunks)
-                break;
-            tookAny = true;
+            return assigned + __shfl_sync(FULL_MASK, chunk, 0);
+        };
+        int chunk = assigned ? warp : nextChunk();
+        if (chunk >= numChunks && warp >= numOverflowTasks)
+            return;  // uniform across the warp: nothing to add
+        for (; chunk < numChunks; chunk = nextChunk()) {
             int begin = firstTile + chunk * tilesPerChunk;
             accumulateTileRun<Accumulator, computeEnergy, COULOMB, SWITCH, TABLE>(d, begin, min(begin + tilesPerChunk, firstTile + numTiles),
                                                                                   atom, energy, stages[warpInBlock], errors);
         }
-        if (!tookAny && warp >= numOverflowTasks)
-            return;  // uniform across the warp: nothing to add
     }
     else {
         int perWarp = (numTiles + numWarps - 1) / numWarps;

@@ -110,8 +110,7 @@ __global__ void correctExceptions(NarumiNonbondedData d) {
     if (hugePairs != 0)
         atomicSub(&d.status->hugePairBalance, hugePairs);
     if (computeEnergy) {
-        for (int offset = 16; offset > 0; offset /= 2)
-            energy += __shfl_down_sync(FULL_MASK, energy, offset);
+        energy = narumiWarpSum(energy);
         if (threadIdx.x % 32 == 0 && energy != 0)
             Accumulator::addEnergyTerm(d.sums, energy);
     }
