@@ -34,25 +34,35 @@ inline int blocksFor(long long threads) {
 }
 
 /**
- * Thread blocks of THREADS_PER_BLOCK threads that the current GPU runs of KERNEL at once (its occupancy times the
- * multiprocessors, with at most MAX_DYNAMIC_SHARED bytes of dynamic shared memory per block), for kernels whose thread
- * blocks take their work from a counter; cached per kernel, device and host thread (OpenMM drives each device of a
- * Context from its own thread).
+ * Thread blocks of THREADS_PER_BLOCK threads that one multiprocessor of the current GPU runs of KERNEL at once (its
+ * occupancy, with at most MAX_DYNAMIC_SHARED bytes of dynamic shared memory per block; at least 1), and the GPU's
+ * multiprocessors; cached per kernel, device and host thread (OpenMM drives each device of a Context from its own thread).
  */
+struct KernelWave {
+    int multiprocessors = 0, blocksPerMultiprocessor = 0;
+};
 template <auto KERNEL, int THREADS_PER_BLOCK, size_t MAX_DYNAMIC_SHARED = 0>
-int fullWaveBlocks() {
-    static thread_local int cachedDevice = -1, cachedBlocks = 0;
+const KernelWave& kernelWave() {
+    static thread_local int cachedDevice = -1;
+    static thread_local KernelWave wave;
     int device;
     Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
     if (device != cachedDevice) {
-        int multiprocessors, blocksPerMultiprocessor;
-        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
+        int blocksPerMultiprocessor;
+        Common::checkCuda(cudaDeviceGetAttribute(&wave.multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
         Common::checkCuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerMultiprocessor, KERNEL, THREADS_PER_BLOCK, MAX_DYNAMIC_SHARED),
                           "reading the occupancy");
-        cachedBlocks = multiprocessors * std::max(1, blocksPerMultiprocessor);
+        wave.blocksPerMultiprocessor = std::max(1, blocksPerMultiprocessor);
         cachedDevice = device;
     }
-    return cachedBlocks;
+    return wave;
+}
+
+/** One full wave of KERNEL's thread blocks on the current GPU (kernelWave), for kernels whose blocks take their work from a counter. */
+template <auto KERNEL, int THREADS_PER_BLOCK, size_t MAX_DYNAMIC_SHARED = 0>
+int fullWaveBlocks() {
+    const KernelWave& wave = kernelWave<KERNEL, THREADS_PER_BLOCK, MAX_DYNAMIC_SHARED>();
+    return wave.multiprocessors * wave.blocksPerMultiprocessor;
 }
 
 /**

@@ -566,10 +566,7 @@ int tileKernelCarveout(const NarumiNonbondedData& d) {
     int percent = -1;
     withTileKernel<Accumulator, false, TABLE>(d, [&](auto tag) {
         constexpr auto kernel = decltype(tag)::value;
-        int device, multiprocessors;
-        Common::checkCuda(cudaGetDevice(&device), "cudaGetDevice");
-        Common::checkCuda(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "reading the multiprocessor count");
-        int blocks = fullWaveBlocks<kernel, THREADS, mostSharedTableBytes<TABLE>>() / std::max(1, multiprocessors);
+        int blocks = kernelWave<kernel, THREADS, mostSharedTableBytes<TABLE>>().blocksPerMultiprocessor;
         percent = carveoutHolding(kernel, blocks, sharedTableBytesOf<TABLE, typename Accumulator::Real>(d));
     });
     return percent;
