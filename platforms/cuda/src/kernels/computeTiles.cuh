@@ -416,8 +416,9 @@ constexpr int TILES_PER_WARP_FOR_LONG_CHUNKS = 16;
 /**
  * With the integer global sums (Narumi, FixedPoint64, TileSums) the warps take the list in chunks of consecutive tiles:
  * each warp its own first chunk, then the next free one each from a counter in the status words (cleared by
- * finishEnergy), so that a full wave of warps does not queue at the counter's atomic when the kernel starts (1-2% of
- * whole steps on DHFR and the 11k-bead bilayer, d.tileFirstChunksAssigned = 0 to compare).  Tiles differ in cost,
+ * finishEnergy), so that a full wave of warps does not queue at the counter's atomic when the kernel starts (2.3-2.5%
+ * of whole steps on the 11k-bead bilayer, whose list holds fewer tiles than an H200 has warps; none on DHFR;
+ * d.tileFirstChunksAssigned = 0 to compare).  Tiles differ in cost,
  * and a fixed share per warp left the kernel waiting for the slowest (15-17% of computeTiles at 98k-394k atoms, 10% on
  * DHFR).  A long list goes in chunks of TILES_PER_LONG_CHUNK, which keep an atom's sums in registers across tiles of
  * its block; a shorter one (DHFR: 4.5 tiles per warp) tile by tile, so that no warp is left idle.  The floating-point
