@@ -20,17 +20,26 @@ struct Setting {
     std::optional<std::string> (*written)(const NarumiDiagnostics& diagnostics);
 };
 
-bool readSwitch(std::optional<bool>& field, const std::string& value) {
-    if (value != "on" && value != "off")
+/** A setting of two named values, read into field as true for whenTrue and false for whenFalse. */
+bool readChoice(std::optional<bool>& field, const std::string& value, const char* whenTrue, const char* whenFalse) {
+    if (value != whenTrue && value != whenFalse)
         return false;
-    field = (value == "on");
+    field = (value == whenTrue);
     return true;
 }
 
-std::optional<std::string> writtenSwitch(const std::optional<bool>& field) {
+std::optional<std::string> writtenChoice(const std::optional<bool>& field, const char* whenTrue, const char* whenFalse) {
     if (!field)
         return std::nullopt;
-    return std::string(*field ? "on" : "off");
+    return std::string(*field ? whenTrue : whenFalse);
+}
+
+bool readSwitch(std::optional<bool>& field, const std::string& value) {
+    return readChoice(field, value, "on", "off");
+}
+
+std::optional<std::string> writtenSwitch(const std::optional<bool>& field) {
+    return writtenChoice(field, "on", "off");
 }
 
 /** The float pairs of the paper (methods C-E): the only accumulation methods that the diagnostics select. */
@@ -91,15 +100,8 @@ const Setting SETTINGS[] = {
          return d.deviceClass ? std::optional<std::string>(deviceClassName(*d.deviceClass)) : std::nullopt;
      }},
     {"sort-curve", "edges|cubes", false,
-     [](NarumiDiagnostics& d, const std::string& v) {
-         if (v != "edges" && v != "cubes")
-             return false;
-         d.sortAlongCubes = (v == "cubes");
-         return true;
-     },
-     [](const NarumiDiagnostics& d) -> std::optional<std::string> {
-         return d.sortAlongCubes ? std::optional<std::string>(*d.sortAlongCubes ? "cubes" : "edges") : std::nullopt;
-     }},
+     [](NarumiDiagnostics& d, const std::string& v) { return readChoice(d.sortAlongCubes, v, "cubes", "edges"); },
+     [](const NarumiDiagnostics& d) { return writtenChoice(d.sortAlongCubes, "cubes", "edges"); }},
     {"accumulation", "TakahashiIitaka|Nitadori|ModifiedNitadori", false,
      [](NarumiDiagnostics& d, const std::string& v) {
          for (const auto& [name, method] : STUDY_ACCUMULATIONS)
@@ -135,17 +137,8 @@ const Setting SETTINGS[] = {
          return std::optional<std::string>(*d.sharedCarveout < 0 ? std::string("driver") : std::to_string(*d.sharedCarveout));
      }},
     {"tile-first-chunks", "assigned|counter", false,
-     [](NarumiDiagnostics& d, const std::string& v) {
-         if (v != "assigned" && v != "counter")
-             return false;
-         d.tileFirstChunksAssigned = (v == "assigned");
-         return true;
-     },
-     [](const NarumiDiagnostics& d) -> std::optional<std::string> {
-         if (!d.tileFirstChunksAssigned)
-             return std::nullopt;
-         return std::string(*d.tileFirstChunksAssigned ? "assigned" : "counter");
-     }}};
+     [](NarumiDiagnostics& d, const std::string& v) { return readChoice(d.tileFirstChunksAssigned, v, "assigned", "counter"); },
+     [](const NarumiDiagnostics& d) { return writtenChoice(d.tileFirstChunksAssigned, "assigned", "counter"); }}};
 
 std::string trimmed(const std::string& text) {
     size_t begin = text.find_first_not_of(" \t"), end = text.find_last_not_of(" \t");

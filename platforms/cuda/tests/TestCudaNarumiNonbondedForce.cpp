@@ -609,13 +609,11 @@ TEST(CudaNarumiNonbondedForce, ChunkedTileListGivesTheBitsOfFixedRuns) {
             string context = to_string(water.size()) + " atoms, accumulation " + to_string(accumulation);
             EnergyAndForces fromChunks = energyAndForces(chunked), fromRuns = energyAndForces(fixed);
             EXPECT_EQ(fromChunks.energy, fromRuns.energy) << context;
-            vector<Vec3> forcesOnlyChunks = chunked.getState(State::Forces).getForces(), forcesOnlyRuns = fixed.getState(State::Forces).getForces();
-            int differences = 0;
-            for (int i = 0; i < water.size(); i++)
-                for (int c = 0; c < 3; c++)
-                    differences += (fromChunks.forces[i][c] != fromRuns.forces[i][c]) + (forcesOnlyChunks[i][c] != forcesOnlyRuns[i][c]) +
-                                   (forcesOnlyChunks[i][c] != fromChunks.forces[i][c]);
-            EXPECT_EQ(differences, 0) << context;
+            EnergyAndForces forcesOnlyChunks{0.0, chunked.getState(State::Forces).getForces()};
+            EnergyAndForces forcesOnlyRuns{0.0, fixed.getState(State::Forces).getForces()};
+            EXPECT_EQ(differingComponents(fromChunks, fromRuns), 0) << context;
+            EXPECT_EQ(differingComponents(forcesOnlyChunks, forcesOnlyRuns), 0) << context;
+            EXPECT_EQ(differingComponents(forcesOnlyChunks, fromChunks), 0) << context;
             EXPECT_EQ(contexts.profiledCounter("tiles in chunks"), 1.0) << context;
         }
     }
@@ -640,20 +638,17 @@ TEST(CudaNarumiNonbondedForce, AssignedFirstChunksGiveTheSameBits) {
                 auto byDefault = cudaContextWith(*system, defaultIntegrator, "", precision);
                 byDefault->setPositions(ts.positions);
                 EnergyAndForces expected = energyAndForces(*byDefault);
-                vector<Vec3> expectedForcesOnly = byDefault->getState(State::Forces).getForces();
+                EnergyAndForces expectedForcesOnly{0.0, byDefault->getState(State::Forces).getForces()};
                 VerletIntegrator integrator(0.001);
                 auto counter = cudaContextWith(*system, integrator, "tile-first-chunks=counter", precision);
                 counter->setPositions(ts.positions);
                 EnergyAndForces got = energyAndForces(*counter);
-                vector<Vec3> forcesOnly = counter->getState(State::Forces).getForces();
+                EnergyAndForces forcesOnly{0.0, counter->getState(State::Forces).getForces()};
                 string label = name + ", accumulation " + to_string(accumulation) + ", " + precision;
                 EXPECT_EQ(got.energy, expected.energy) << label;
                 EXPECT_EQ(differingComponents(got, expected), 0) << label;
-                int differences = 0;
-                for (int i = 0; i < ts.size(); i++)
-                    for (int c = 0; c < 3; c++)
-                        differences += (forcesOnly[i][c] != expectedForcesOnly[i][c]) + (forcesOnly[i][c] != got.forces[i][c]);
-                EXPECT_EQ(differences, 0) << label;
+                EXPECT_EQ(differingComponents(forcesOnly, expectedForcesOnly), 0) << label;
+                EXPECT_EQ(differingComponents(forcesOnly, got), 0) << label;
             }
 }
 
