@@ -26,6 +26,12 @@ inline void checkCuda(cudaError_t status, const char* what) {
         throw std::runtime_error(cudaErrorMessage(status, what));
 }
 
+/** The same check for the driver API. */
+inline void checkCuda(CUresult status, const char* what) {
+    if (status != CUDA_SUCCESS)
+        throw std::runtime_error(cudaErrorMessage(status, what));
+}
+
 } // namespace OpenMMNarumi::Common
 
 #endif // NARUMI_COMMON_CUDA_ERROR_H_

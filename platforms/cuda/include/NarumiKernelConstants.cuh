@@ -6,6 +6,10 @@
 #include "NarumiCommon/CudaError.h"
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 namespace OpenMMNarumi {
@@ -83,11 +87,28 @@ int carveoutHolding(Kernel kernel, int blocks, size_t dynamicShared) {
 
 /**
  * KERNEL's preferred shared-memory carveout for this launch (percent; -1: the driver's choice).  The attribute belongs
- * to the function, not the Context, so every launch sets its own.
+ * to the function as loaded into a CUDA context (each OpenMM Context has its own), so every launch asks for its own;
+ * the driver is called only when the function's last setting was for another context, known by its ID, which CUDA
+ * never reuses, or another value (a call costs about 0.4 us of the host's time, which adds to every step where the
+ * host waits for the GPU each step, as OpenMM's CCMA constraints make it).
  */
 template <class Kernel>
 void preferSharedCarveout(Kernel kernel, int percent) {
+    static std::mutex guard;
+    static std::map<const void*, std::pair<unsigned long long, int>> lastSet;  // function -> (context ID, percent)
+    CUcontext context;
+    Common::checkCuda(cuCtxGetCurrent(&context), "reading the current CUDA context");
+    unsigned long long contextId = 0;
+    if (context != nullptr)
+        Common::checkCuda(cuCtxGetId(context, &contextId), "reading the CUDA context's ID");
+    const std::pair<unsigned long long, int> setting(contextId, percent);
+    std::lock_guard<std::mutex> lock(guard);
+    auto found = lastSet.find((const void*) kernel);
+    if (context != nullptr && found != lastSet.end() && found->second == setting)
+        return;
     Common::checkCuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "setting the shared-memory carveout");
+    if (context != nullptr)
+        lastSet[(const void*) kernel] = setting;
 }
 
 } // namespace OpenMMNarumi

@@ -32,8 +32,10 @@ string NarumiSearchMonitor::note(const NarumiStatusWords& words, bool listAtLarg
                          : string("a shorter cutoff keeps the list within its bound"));
     else if (oneRange && fewestTiles > 0 && tiles > 1.5 * fewestTiles)
         what = "the neighbour list grew from " + to_string((long long) fewestTiles) + " to " + to_string((long long) tiles) +
-               " tiles per evaluation and these evaluations are slower; unless the system condensed, this is a defect of the "
-               "search: please report it";
+               " tiles per evaluation and these evaluations are slower: particles have come closer together than before. "
+               "If the system condensed, nothing is wrong; if it is becoming unstable (a time step too long for its constraints "
+               "or masses, overlapping particles), the energy will show it; otherwise this is a defect of the search: please "
+               "report it";
     warned = !what.empty();
     return what;
 }
