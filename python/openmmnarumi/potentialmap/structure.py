@@ -58,9 +58,9 @@ def potentialMapFromTrajectory(trajectoryFile, topologyFile, forcefield=DEFAULT_
     """The time-averaged map of a trajectory (any format mdtraj reads) whose atoms match the topology PDB, with charges
     from the force field.  Lengths in nm (or Quantities); stride: every stride-th frame; progress: a tqdm bar when
     stderr is a terminal; the other arguments are potentialMapFromStructure's.  Returns a PotentialMap (kJ/mol/e)."""
+    stride = wholeNumber("stride", stride, 1)  # bad input is named before a missing optional package
     mdtraj = importMdtraj("potentialMapFromTrajectory (narumi-map --trajectory)")
     from tqdm import tqdm
-    stride = wholeNumber("stride", stride, 1)
     pdb = readPDBFile(topologyFile)
     system, modeller = _systemFromStructure(pdb, forcefield, addHydrogens=False)
     charges = chargesFromSystem(system)

@@ -42,10 +42,10 @@ def computeRDFTrajectory(trajectory, topology, selection1, selection2=None, rMax
     Frames without unit cells use no periodicity, and their volume must then be known: such trajectories are refused
     unless every frame has a box.  Returns an RDFResult.
     """
+    stride = wholeNumber("stride", stride, 1)  # bad input is named before a missing optional package
     mdtraj = importMdtraj("computeRDFTrajectory (narumi-rdf)")
     from tqdm import tqdm
 
-    stride = wholeNumber("stride", stride, 1)
     mdTopology = _loadTopology(mdtraj, topology) if isinstance(topology, (str, os.PathLike)) else topology
     indices1 = selectAtoms(mdTopology, selection1)
     indices2 = None if selection2 is None else selectAtoms(mdTopology, selection2)
