@@ -90,7 +90,8 @@ def main():
     precision = args.precision if args.platform in ("CUDA", "OpenCL") else None
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python3 -m benchmarks.martini_step_parts " + " ".join(sys.argv[1:])
-    lines = [f"`{command}` on {gpu_names() or 'the ' + args.platform + ' platform'}, OpenMM {openmm.__version__}, "
+    device = gpu_names() or f"the {args.platform} platform"
+    lines = [f"`{command}` on {device}, OpenMM {openmm.__version__}, "
              f"{args.step_fs:g} fs, {started}, medians of {args.rounds} rounds in turn (min-max):", "",
              "| system | variant | us per step | whole step less this | energy of its group alone (us) |",
              "| --- | --- | --- | --- | --- |"]
@@ -115,17 +116,19 @@ def main():
                     evaluations[name].append(microseconds_per_evaluation(contexts["whole step"][0], mask, args.seconds / 4))
             del contexts
             whole = statistics.median(times["whole step"])
-            for name in list(times) + ["no group"]:
-                values = times.get(name, [])
-                median = statistics.median(values) if values else math.nan
-                step = ("not stable" if math.isnan(median) else
-                        f"{median:.1f} ({min(values):.1f}-{max(values):.1f})") if values else "-"
-                less = f"{whole - median:.1f}" if not math.isnan(median) else "-"
+            for name, values in times.items():
+                stable = not any(math.isnan(value) for value in values)
+                median = statistics.median(values)
+                step = f"{median:.1f} ({min(values):.1f}-{max(values):.1f})" if stable else "not stable"
+                less = f"{whole - median:.1f}" if stable else "-"
                 alone = f"{statistics.median(evaluations[name]):.1f}" if name in evaluations else "-"
                 lines.append(f"| {size} | {name} | {step} | {less} | {alone} |")
                 rows.append({"system": size, "variant": name, "us_per_step": values,
                              "us_per_group_energy": evaluations.get(name, [])})
-    write_report(lines, args.markdown, args.json, {"command": command, "date": started, "rows": rows})
+            lines.append(f"| {size} | no group | - | - | {statistics.median(evaluations['no group']):.1f} |")
+            rows.append({"system": size, "variant": "no group", "us_per_step": [],
+                         "us_per_group_energy": evaluations["no group"]})
+    write_report(lines, args.markdown, args.json, {"command": command, "gpu": device, "date": started, "rows": rows})
     return 0
 
 
